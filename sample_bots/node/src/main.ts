@@ -1,0 +1,175 @@
+// The gRPC server of the node-starter Hearts bot: command line, the
+// hearts.v1.HeartsBot service, health, reflection and clean shutdown.
+// The decisions themselves are in strategy.ts.
+
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
+import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
+
+import type { ProtoGrpcType } from './generated/hearts';
+import type { HeartsBotHandlers } from './generated/hearts/v1/HeartsBot';
+import { MoonScoring } from './generated/hearts/v1/MoonScoring';
+import { choosePass, choosePlay, chooseMoonScoring } from './strategy';
+
+const BOT_NAME = 'node-starter';
+const BOT_VERSION = '0.1.0';
+const BOT_AUTHOR = 'Hearts referee authors';
+const BOT_LANGUAGE = 'TypeScript';
+const PROTOCOL_VERSION = 1;
+const SERVICE_NAME = 'hearts.v1.HeartsBot';
+
+// The proto is read at run time from the repository, relative to this file
+// (dist/main.js -> ../../../proto), not to the working directory.
+const PROTO_ROOT = path.resolve(__dirname, '..', '..', '..', 'proto');
+const HEARTS_PROTO = 'hearts/v1/hearts.proto';
+
+// Must match the options given to proto-loader-gen-types in package.json
+// (--keepCase --longs=Number --defaults), which the generated types describe.
+const LOADER_OPTIONS: protoLoader.Options = {
+  keepCase: true,
+  longs: Number,
+  defaults: true,
+};
+
+function log(message: string): void {
+  process.stderr.write(`[${BOT_NAME}] ${message}\n`);
+}
+
+function parseCommandLine(): { host: string; port: number } {
+  const usage = `usage: node dist/main.js --port PORT [--host HOST]`;
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string', default: '127.0.0.1' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    log(`${(err as Error).message}\n${usage}`);
+    process.exit(2);
+  }
+  if (values.help) {
+    process.stdout.write(`${usage}\n`);
+    process.exit(0);
+  }
+  const port = Number(values.port);
+  if (values.port === undefined || !Number.isInteger(port) || port < 0 || port > 65535) {
+    log(`--port PORT is required (0..65535)\n${usage}`);
+    process.exit(2);
+  }
+  return { host: values.host ?? '127.0.0.1', port };
+}
+
+/** Wraps a unary handler so that an exception becomes a logged fallback answer. */
+function unary<Req, Res>(
+  name: string,
+  decide: (req: Req) => Res,
+  fallback: (req: Req) => Res,
+): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    try {
+      callback(null, decide(call.request));
+    } catch (err) {
+      log(`${name} failed, answering a fallback: ${(err as Error).stack ?? err}`);
+      try {
+        callback(null, fallback(call.request));
+      } catch (err2) {
+        callback({ code: grpc.status.INTERNAL, details: String(err2) });
+      }
+    }
+  };
+}
+
+const handlers: HeartsBotHandlers = {
+  Handshake: (_call, callback) => {
+    callback(null, {
+      name: BOT_NAME,
+      version: BOT_VERSION,
+      author: BOT_AUTHOR,
+      language: BOT_LANGUAGE,
+      protocol_version: PROTOCOL_VERSION,
+    });
+  },
+
+  // Notifications: this bot is stateless, so it just acknowledges them.
+  StartGame: (_call, callback) => callback(null, {}),
+  DealHand: (_call, callback) => callback(null, {}),
+  EndHand: (_call, callback) => callback(null, {}),
+  EndGame: (_call, callback) => callback(null, {}),
+
+  // Decisions.
+  PassCards: unary(
+    'PassCards',
+    (req) => ({ cards: choosePass(req) }),
+    (req) => ({ cards: req.hand.slice(0, req.count) }),
+  ),
+  PlayCard: unary(
+    'PlayCard',
+    (req) => ({ card: choosePlay(req) }),
+    (req) => ({ card: req.legal_moves[0] }),
+  ),
+  ChooseMoonScoring: unary(
+    'ChooseMoonScoring',
+    (req) => ({ choice: chooseMoonScoring(req) }),
+    () => ({ choice: MoonScoring.MOON_SCORING_ADD_TO_OTHERS }),
+  ),
+};
+
+function main(): void {
+  const { host, port } = parseCommandLine();
+
+  const heartsDefinition = protoLoader.loadSync(HEARTS_PROTO, {
+    ...LOADER_OPTIONS,
+    includeDirs: [PROTO_ROOT],
+  });
+  const hearts = grpc.loadPackageDefinition(heartsDefinition) as unknown as ProtoGrpcType;
+
+  const server = new grpc.Server();
+  server.addService(hearts.hearts.v1.HeartsBot.service, handlers);
+
+  const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
+  health.addToServer(server);
+
+  // Reflection describes the bot service and the health service.
+  const healthDefinition = protoLoader.loadSync('health/v1/health.proto', {
+    includeDirs: [path.resolve(path.dirname(healthProtoPath), '..', '..')],
+  });
+  new ReflectionService({ ...heartsDefinition, ...healthDefinition }).addToServer(server);
+
+  const address = host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
+  server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, boundPort) => {
+    if (err) {
+      log(`cannot listen on ${address}: ${err.message}`);
+      process.exit(1);
+    }
+    log(`${BOT_NAME} ${BOT_VERSION} serving ${SERVICE_NAME} on ${host}:${boundPort}`);
+  });
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal} received, shutting down`);
+    health.setStatus('', 'NOT_SERVING');
+    health.setStatus(SERVICE_NAME, 'NOT_SERVING');
+    // Short grace for calls in flight, then cut the rest.
+    const force = setTimeout(() => {
+      server.forceShutdown();
+      process.exit(0);
+    }, 1000);
+    server.tryShutdown(() => {
+      clearTimeout(force);
+      process.exit(0);
+    });
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main();
