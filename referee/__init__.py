@@ -1,0 +1,3 @@
+"""A referee for Hearts bot tournaments."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,180 @@
+"""The rule set: every variant of RULES.md (V1-V7) in one frozen, validated value."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+
+from referee.engine.cards import ALL_CARDS, Card, mask_of, parse_cards
+
+__all__ = [
+    "MoonScoring",
+    "PassDirection",
+    "Rules",
+    "RulesError",
+    "TieRule",
+]
+
+
+class RulesError(ValueError):
+    """A rule set with an invalid value; the message names the field."""
+
+
+class MoonScoring(enum.Enum):
+    """V2: how a moon (R8) is scored."""
+
+    ADD_TO_OTHERS = "add_to_others"
+    SUBTRACT_FROM_SELF = "subtract_from_self"
+    SHOOTER_CHOOSES = "shooter_chooses"
+
+
+class TieRule(enum.Enum):
+    """V5: ties for the lowest total when the game reaches its target."""
+
+    PLAY_ON = "play_on"
+    LAST_HAND = "last_hand"
+    SHARE = "share"
+
+
+class PassDirection(enum.Enum):
+    """R2/V6: where a hand's passes go. ``offset`` is added to the seat."""
+
+    LEFT = "left"
+    RIGHT = "right"
+    ACROSS = "across"
+    HOLD = "hold"
+
+    def offset(self, num_players: int) -> int:
+        """Seats to count in play order from the passer to the receiver."""
+        if self is PassDirection.LEFT:
+            return 1
+        if self is PassDirection.RIGHT:
+            return num_players - 1
+        if self is PassDirection.ACROSS:
+            return num_players // 2
+        return 0
+
+
+# V6: the cards removed so that the deck divides evenly.
+_REMOVED = {
+    3: "2D",
+    4: "",
+    5: "2D 2C",
+    6: "2D 3D 3C 4C",
+    7: "2D 3D 3C",
+}
+_DECKS = {n: ALL_CARDS & ~mask_of(parse_cards(removed)) for n, removed in _REMOVED.items()}
+_FOUR_PLAYER_CYCLE = (
+    PassDirection.LEFT,
+    PassDirection.RIGHT,
+    PassDirection.ACROSS,
+    PassDirection.HOLD,
+)
+_OTHER_CYCLE = (PassDirection.LEFT, PassDirection.RIGHT)
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Rules:
+    """One rule set. The defaults are the marked defaults of RULES.md.
+
+    >>> Rules().target_score
+    100
+    >>> Rules(num_players=5).cards_per_player
+    10
+    """
+
+    #: V6: players at the table, 3 to 7.
+    num_players: int = 4
+    #: R9/V4: the game ends after the hand in which a total reaches this.
+    target_score: int = 100
+    #: V1: Q♠ played to a trick breaks hearts too.
+    queen_breaks_hearts: bool = False
+    #: V2: moon scoring.
+    moon_scoring: MoonScoring = MoonScoring.ADD_TO_OTHERS
+    #: V3: J♦ counts -10 and belongs to a moon.
+    omnibus: bool = False
+    #: V5: ties for the lowest total at game end.
+    tie_rule: TieRule = TieRule.PLAY_ON
+    #: V7: hearts and Q♠ may be played to the first trick (R5 dropped).
+    points_on_first_trick: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("queen_breaks_hearts", "omnibus", "points_on_first_trick"):
+            if not isinstance(getattr(self, name), bool):
+                raise RulesError(f"{name} must be true or false, not {getattr(self, name)!r}")
+        if (
+            not isinstance(self.num_players, int)
+            or isinstance(self.num_players, bool)
+            or not 3 <= self.num_players <= 7
+        ):
+            raise RulesError(f"num_players must be 3 to 7 (V6), not {self.num_players!r}")
+        if (
+            not isinstance(self.target_score, int)
+            or isinstance(self.target_score, bool)
+            or self.target_score <= 0
+        ):
+            raise RulesError(f"target_score must be a positive integer (V4), not {self.target_score!r}")
+        # Accept the enum values' strings too, as configs and logs hold them.
+        for name, kind in (("moon_scoring", MoonScoring), ("tie_rule", TieRule)):
+            value = getattr(self, name)
+            if not isinstance(value, kind):
+                try:
+                    object.__setattr__(self, name, kind(value))
+                except ValueError:
+                    choices = ", ".join(m.value for m in kind)
+                    raise RulesError(f"{name} must be one of {choices}, not {value!r}") from None
+
+    @property
+    def removed_cards(self) -> list[Card]:
+        """V6: the cards taken out of the deck for this player count."""
+        return parse_cards(_REMOVED[self.num_players])
+
+    @property
+    def deck(self) -> int:
+        """The mask of the cards in play."""
+        return _DECKS[self.num_players]
+
+    @property
+    def cards_per_player(self) -> int:
+        return _DECKS[self.num_players].bit_count() // self.num_players
+
+    @property
+    def pass_cycle(self) -> tuple[PassDirection, ...]:
+        """R2/V6: the pass directions of hands 1, 2, ... repeating."""
+        return _FOUR_PLAYER_CYCLE if self.num_players == 4 else _OTHER_CYCLE
+
+    def pass_direction(self, hand_number: int) -> PassDirection:
+        """The pass direction of a hand (1-based)."""
+        cycle = self.pass_cycle
+        return cycle[(hand_number - 1) % len(cycle)]
+
+    @property
+    def pass_count(self) -> int:
+        """Cards passed per player (R2)."""
+        return 3
+
+    @property
+    def hand_points(self) -> int:
+        """Points in one hand's cards: 26, or 16 with Omnibus (V3)."""
+        return 16 if self.omnibus else 26
+
+    def to_dict(self) -> dict[str, object]:
+        """A JSON-ready dict; ``Rules(**d)`` gives the same rules back."""
+        return {
+            "num_players": self.num_players,
+            "target_score": self.target_score,
+            "queen_breaks_hearts": self.queen_breaks_hearts,
+            "moon_scoring": self.moon_scoring.value,
+            "omnibus": self.omnibus,
+            "tie_rule": self.tie_rule.value,
+            "points_on_first_trick": self.points_on_first_trick,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> Rules:
+        """The inverse of :meth:`to_dict`; unknown keys are an error."""
+        fields = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - fields)
+        if unknown:
+            raise RulesError(f"unknown rule {unknown[0]!r}; known: {', '.join(sorted(fields))}")
+        return cls(**data)  # type: ignore[arg-type]

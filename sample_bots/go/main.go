@@ -1,0 +1,141 @@
+// Command bot is the Go starter bot for the Hearts referee: a gRPC server
+// implementing hearts.v1.HeartsBot (see ../../proto/hearts/v1/hearts.proto).
+//
+// This file is plumbing: flags, the gRPC server, health, reflection and
+// shutdown. The card-playing decisions live in strategy.go.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
+
+	pb "heartsbot/gen/hearts/v1"
+)
+
+const (
+	botName         = "go-starter"
+	botVersion      = "0.1.0"
+	botAuthor       = "Hearts referee authors"
+	botLanguage     = "Go"
+	protocolVersion = 1
+)
+
+// server answers the referee's RPCs. It keeps no state, so it is safe to use
+// concurrently for any number of games and seats.
+type server struct {
+	pb.UnimplementedHeartsBotServer
+}
+
+func (server) Handshake(_ context.Context, _ *pb.HandshakeRequest) (*pb.HandshakeResponse, error) {
+	return &pb.HandshakeResponse{
+		Name:            botName,
+		Version:         botVersion,
+		Author:          botAuthor,
+		Language:        botLanguage,
+		ProtocolVersion: protocolVersion,
+	}, nil
+}
+
+// Notifications: nothing to remember for a stateless bot.
+
+func (server) StartGame(context.Context, *pb.StartGameRequest) (*pb.StartGameResponse, error) {
+	return &pb.StartGameResponse{}, nil
+}
+
+func (server) DealHand(context.Context, *pb.DealHandRequest) (*pb.DealHandResponse, error) {
+	return &pb.DealHandResponse{}, nil
+}
+
+func (server) EndHand(context.Context, *pb.EndHandRequest) (*pb.EndHandResponse, error) {
+	return &pb.EndHandResponse{}, nil
+}
+
+func (server) EndGame(context.Context, *pb.EndGameRequest) (*pb.EndGameResponse, error) {
+	return &pb.EndGameResponse{}, nil
+}
+
+// Decisions: delegated to strategy.go.
+
+func (server) PassCards(_ context.Context, req *pb.PassCardsRequest) (*pb.PassCardsResponse, error) {
+	return &pb.PassCardsResponse{Cards: ChoosePass(req)}, nil
+}
+
+func (server) PlayCard(_ context.Context, req *pb.PlayCardRequest) (*pb.PlayCardResponse, error) {
+	if len(req.GetLegalMoves()) == 0 {
+		return nil, status.Error(codes.InvalidArgument, "no legal moves")
+	}
+	card := ChoosePlay(req)
+	if !contains(req.GetLegalMoves(), card) { // safety net: never answer an illegal card
+		card = req.GetLegalMoves()[0]
+	}
+	return &pb.PlayCardResponse{Card: card}, nil
+}
+
+func (server) ChooseMoonScoring(_ context.Context, req *pb.ChooseMoonScoringRequest) (*pb.ChooseMoonScoringResponse, error) {
+	return &pb.ChooseMoonScoringResponse{Choice: ChooseMoon(req)}, nil
+}
+
+func main() {
+	host := flag.String("host", "127.0.0.1", "address to listen on")
+	port := flag.Int("port", 0, "port to listen on (required)")
+	flag.Parse()
+	log.SetFlags(0)
+	log.SetPrefix(botName + ": ")
+	if *port <= 0 || *port > 65535 {
+		fmt.Fprintln(os.Stderr, "usage: bot --port PORT [--host HOST]")
+		os.Exit(2)
+	}
+
+	addr := net.JoinHostPort(*host, strconv.Itoa(*port))
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		log.Fatalf("listen %s: %v", addr, err)
+	}
+
+	s := grpc.NewServer()
+	pb.RegisterHeartsBotServer(s, server{})
+	hs := health.NewServer()
+	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	hs.SetServingStatus(pb.HeartsBot_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	healthpb.RegisterHealthServer(s, hs)
+	reflection.Register(s)
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		sig := <-sigs
+		log.Printf("received %v, shutting down", sig)
+		hs.Shutdown() // report NOT_SERVING to health watchers
+		done := make(chan struct{})
+		go func() { s.GracefulStop(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			s.Stop()
+		}
+	}()
+
+	log.Printf("serving hearts.v1.HeartsBot on %s", lis.Addr())
+	if err := s.Serve(lis); err != nil {
+		log.Fatalf("serve: %v", err)
+	}
+	<-stopped // Serve returns as soon as the listener closes; wait for in-flight RPCs
+	log.Printf("stopped")
+}
