@@ -23,5 +23,4 @@ PATH="$TOOLS:$PATH" protoc \
   --go-grpc_out=gen --go-grpc_opt=paths=source_relative \
   ../../proto/hearts/v1/hearts.proto
 
-go mod tidy
 go build -o bin/bot .
