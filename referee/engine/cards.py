@@ -168,7 +168,8 @@ def popcount(mask: int) -> int:
 
 def _chunk_table(first: int, width: int) -> tuple[tuple[Card, ...], ...]:
     return tuple(
-        tuple(_CARDS[first + i] for i in range(width) if bits >> i & 1) for bits in range(1 << width)
+        tuple(_CARDS[first + i] for i in range(width) if bits >> i & 1)
+        for bits in range(1 << width)
     )
 
 

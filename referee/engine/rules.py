@@ -113,7 +113,9 @@ class Rules:
             or isinstance(self.target_score, bool)
             or self.target_score <= 0
         ):
-            raise RulesError(f"target_score must be a positive integer (V4), not {self.target_score!r}")
+            raise RulesError(
+                f"target_score must be a positive integer (V4), not {self.target_score!r}"
+            )
         # Accept the enum values' strings too, as configs and logs hold them.
         for name, kind in (("moon_scoring", MoonScoring), ("tie_rule", TieRule)):
             value = getattr(self, name)

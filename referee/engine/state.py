@@ -70,6 +70,7 @@ _CLEAN = _NOT_HEARTS & ~_QS_BIT  # cards allowed on the first trick (R5)
 _CLUBS = SUIT_MASKS[Suit.CLUBS]
 _SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 _CARD = [Card(i) for i in range(52)]
+_SUIT_MASKS = list(SUIT_MASKS)
 
 
 class Phase(enum.Enum):
@@ -79,6 +80,12 @@ class Phase(enum.Enum):
     PLAYING = "playing"
     MOON_CHOICE = "moon_choice"
     GAME_OVER = "game_over"
+
+
+_PASSING = Phase.PASSING
+_PLAYING = Phase.PLAYING
+_MOON_CHOICE = Phase.MOON_CHOICE
+_GAME_OVER = Phase.GAME_OVER
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -205,6 +212,7 @@ class GameState:
         "_clean_first_trick",
         "_first_lead",
         "_qs_breaks",
+        "_tricks_per_hand",
         "current",
         "dealt",
         "hand_number",
@@ -314,7 +322,9 @@ class GameState:
                 )
             union |= m
         if union != rules.deck:
-            raise ValueError(f"the hands are not the deck: missing {format_cards(rules.deck & ~union)}")
+            raise ValueError(
+                f"the hands are not the deck: missing {format_cards(rules.deck & ~union)}"
+            )
         if scores is not None and len(scores) != rules.num_players:
             raise ValueError(f"{len(scores)} scores given for {rules.num_players} players")
         state = cls._empty(rules, seed, list(scores) if scores else [0] * rules.num_players)
@@ -333,6 +343,7 @@ class GameState:
         state.last_trick = None
         state._qs_breaks = rules.queen_breaks_hearts
         state._clean_first_trick = not rules.points_on_first_trick
+        state._tricks_per_hand = rules.cards_per_player
         clubs = rules.deck & _CLUBS
         state._first_lead = clubs & -clubs  # R3: the lowest club in the deck
         return state
@@ -360,11 +371,11 @@ class GameState:
         if self.pass_direction is PassDirection.HOLD:
             self._start_play()
         else:
-            self.phase = Phase.PASSING
+            self.phase = _PASSING
             self.current = -1
 
     def _start_play(self) -> None:
-        self.phase = Phase.PLAYING
+        self.phase = _PLAYING
         lead = self._first_lead
         self.current = next(s for s in range(self.n) if self.hands[s] & lead)
         self.trick_leader = self.current
@@ -399,6 +410,7 @@ class GameState:
         o.outcome = self.outcome
         o._qs_breaks = self._qs_breaks
         o._clean_first_trick = self._clean_first_trick
+        o._tricks_per_hand = self._tricks_per_hand
         o._first_lead = self._first_lead
         return o
 
@@ -406,7 +418,7 @@ class GameState:
 
     @property
     def is_over(self) -> bool:
-        return self.phase is Phase.GAME_OVER
+        return self.phase is _GAME_OVER
 
     def pass_to(self, seat: int) -> int:
         """The seat that receives ``seat``'s pass this hand (itself on a hold hand)."""
@@ -414,9 +426,9 @@ class GameState:
 
     def to_act(self) -> list[int]:
         """The seats whose action the game waits for (several while passing)."""
-        if self.phase is Phase.PASSING:
+        if self.phase is _PASSING:
             return [s for s in range(self.n) if self.passed[s] is None]
-        if self.phase is Phase.GAME_OVER:
+        if self.phase is _GAME_OVER:
             return []
         return [self.current]
 
@@ -426,24 +438,24 @@ class GameState:
         Zero when it is not that seat's turn to play. The cascade: first lead
         (R3), follow suit (R4), first trick clean (R5, V7), hearts broken (R6).
         """
-        if self.phase is not Phase.PLAYING:
+        if self.phase is not _PLAYING:
             return 0
         p = self.current
         if seat is not None and seat != p:
             return 0
         hand = self.hands[p]
-        if not self.trick_plays:
-            if self.trick_number == 0:
-                return self._first_lead
-            if self.hearts_broken:
-                return hand
-            return hand & _NOT_HEARTS or hand
-        follow = hand & SUIT_MASKS[self.lead_suit]
-        if follow:
-            return follow
-        if self.trick_number == 0 and self._clean_first_trick:
-            return hand & _CLEAN or hand
-        return hand
+        if self.trick_plays:
+            follow = hand & _SUIT_MASKS[self.lead_suit]
+            if follow:
+                return follow
+            if self.trick_number == 0 and self._clean_first_trick:
+                return hand & _CLEAN or hand
+            return hand
+        if self.trick_number == 0:
+            return self._first_lead
+        if self.hearts_broken:
+            return hand
+        return hand & _NOT_HEARTS or hand
 
     def legal_moves(self, seat: int | None = None) -> CardSet:
         """The legal plays as a :class:`CardSet` (empty if not that seat's turn)."""
@@ -456,7 +468,9 @@ class GameState:
         """Raise the :class:`ActionError` that playing ``card`` would raise, or nothing."""
         self._check_phase(Phase.PLAYING, "play a card")
         if seat != self.current:
-            raise NotYourTurnError(f"seat {seat} played out of turn: seat {self.current} is to play")
+            raise NotYourTurnError(
+                f"seat {seat} played out of turn: seat {self.current} is to play"
+            )
         if not isinstance(card, int) or not 0 <= card < 52:
             raise CardNotHeldError(f"not a card: {card!r}")
         c = _CARD[card]
@@ -515,7 +529,9 @@ class GameState:
         mask = 0
         for c in cards:
             if mask >> c & 1:
-                raise InvalidPassError(f"duplicate card in pass: {_CARD[c].symbol()} (R2)", rule="R2")
+                raise InvalidPassError(
+                    f"duplicate card in pass: {_CARD[c].symbol()} (R2)", rule="R2"
+                )
             mask |= 1 << c
         if len(cards) != count:
             raise InvalidPassError(f"must pass {count} cards, not {len(cards)} (R2)", rule="R2")
@@ -542,37 +558,58 @@ class GameState:
         """The player to move plays ``card`` (``seat``, if given, must be that player)."""
         p = self.current
         if (
-            self.phase is not Phase.PLAYING
+            self.phase is not _PLAYING
             or (seat is not None and seat != p)
             or not isinstance(card, int)
             or not 0 <= card < 52
-            or not self.legal_mask() >> card & 1
         ):
             self.check_play(p if seat is None else seat, card)
             raise AssertionError("unreachable: check_play accepted an illegal play")
+        # The legality cascade of legal_mask, inlined: this is the hottest path.
         bit = 1 << card
-        self.hands[p] ^= bit
+        hand = self.hands[p]
         plays = self.trick_plays
+        if plays:
+            legal = hand & _SUIT_MASKS[self.lead_suit]
+            if not legal:
+                legal = (
+                    hand & _CLEAN or hand
+                    if self.trick_number == 0 and self._clean_first_trick
+                    else hand
+                )
+        elif self.trick_number == 0:
+            legal = self._first_lead
+        elif self.hearts_broken:
+            legal = hand
+        else:
+            legal = hand & _NOT_HEARTS or hand
+        if not legal & bit:
+            self.check_play(p, card)
+            raise AssertionError("unreachable: check_play accepted an illegal play")
+        self.hands[p] = hand ^ bit
         if not plays:
             self.lead_suit = card // 13
             self.trick_leader = p
         plays.append((p, card))
         self.trick_mask |= bit
-        if bit & HEARTS or (self._qs_breaks and bit == _QS_BIT):
+        if bit & HEARTS or (bit == _QS_BIT and self._qs_breaks):
             self.hearts_broken = True
         if len(plays) == self.n:
             self._finish_trick()
         else:
-            self.current = (p + 1) % self.n
+            self.current = p + 1 if p + 1 < self.n else 0
 
     def _finish_trick(self) -> None:
         plays = self.trick_plays
-        lead = self.lead_suit
-        winner, best = plays[0]
-        for s, c in plays:
-            if c // 13 == lead and c > best:
-                winner, best = s, c
         mask = self.trick_mask
+        # The highest card of the led suit wins (R4); find who played it.
+        best = (mask & _SUIT_MASKS[self.lead_suit]).bit_length() - 1
+        winner = -1
+        cards = []
+        for s, c in plays:
+            if c == best:
+                winner = s
+            cards.append((s, _CARD[c]))
         points = (mask & HEARTS).bit_count()
         if mask & _QS_BIT:
             points += 13
@@ -580,7 +617,7 @@ class GameState:
             points -= 10
         self.taken[winner] |= mask
         self.points_taken[winner] += points
-        trick = Trick(self.trick_leader, tuple((s, _CARD[c]) for s, c in plays), winner, points)
+        trick = Trick(self.trick_leader, tuple(cards), winner, points)
         self.tricks.append(trick)
         self.last_trick = trick
         self.trick_plays = []
@@ -588,7 +625,7 @@ class GameState:
         self.trick_number += 1
         self.current = winner
         self.trick_leader = winner
-        if self.trick_number == self.rules.cards_per_player:
+        if self.trick_number == self._tricks_per_hand:
             self._end_hand()
 
     def _end_hand(self) -> None:
@@ -597,7 +634,7 @@ class GameState:
         if shooter is None:
             self._score_hand(None, None)
         elif self.rules.moon_scoring is MoonScoring.SHOOTER_CHOOSES:
-            self.phase = Phase.MOON_CHOICE
+            self.phase = _MOON_CHOICE
             self.current = shooter
             self.moon_shooter = shooter
         else:
@@ -640,7 +677,9 @@ class GameState:
         )
         self.moon_shooter = shooter
         if not self._check_game_end(hand_scores):
-            self._start_hand(self.hand_number + 1, deal(self.rules, self.seed, self.hand_number + 1))
+            self._start_hand(
+                self.hand_number + 1, deal(self.rules, self.seed, self.hand_number + 1)
+            )
 
     def _check_game_end(self, last: tuple[int, ...]) -> bool:
         totals = self.scores
@@ -659,14 +698,14 @@ class GameState:
         placements = tuple(1 + sum(k < keys[s] for k in keys) for s in range(self.n))
         winners = tuple(s for s in range(self.n) if placements[s] == 1)
         self.outcome = Outcome(tuple(totals), placements, winners, self.hand_number)
-        self.phase = Phase.GAME_OVER
+        self.phase = _GAME_OVER
         self.current = -1
         return True
 
     def _check_phase(self, phase: Phase, doing: str) -> None:
         if self.phase is phase:
             return
-        if self.phase is Phase.GAME_OVER:
+        if self.phase is _GAME_OVER:
             raise GameOverError(f"cannot {doing}: the game is over")
         raise WrongPhaseError(f"cannot {doing} while the game is {self.phase.value}")
 
@@ -675,4 +714,3 @@ class GameState:
             f"<GameState hand {self.hand_number} trick {self.trick_number + 1} "
             f"{self.phase.value} scores {self.scores}>"
         )
-

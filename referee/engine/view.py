@@ -85,4 +85,3 @@ class SeatView:
             hearts_broken=state.hearts_broken,
             legal_moves=CardSet(state.legal_mask(seat)),
         )
-

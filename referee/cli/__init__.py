@@ -1,0 +1,43 @@
+"""The ``referee`` command line: one module per subcommand."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import click
+
+from referee import __version__
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="referee")
+@click.option("-v", "--verbose", count=True, help="More log output on stderr (-v info, -vv debug).")
+def cli(verbose: int) -> None:
+    """A referee for Hearts bot tournaments.
+
+    Plays games between bots that speak the hearts.v1 gRPC protocol, runs
+    tournaments, prints standings, and replays and verifies game logs.
+    """
+    level = logging.WARNING - 10 * min(verbose, 2)
+    logging.basicConfig(
+        level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr
+    )
+
+
+def _register() -> None:
+    from referee.cli import match
+
+    cli.add_command(match.match)
+
+
+_register()
+
+
+def main() -> None:
+    """Entry point of the ``referee`` console script."""
+    cli()
+
+
+if __name__ == "__main__":
+    main()

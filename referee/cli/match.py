@@ -1,0 +1,169 @@
+"""``referee match``: play one game between 3 to 7 bots and print what happened."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import pathlib
+import random
+import sys
+
+import click
+from tabulate import tabulate
+
+from referee.bots import BotPool, BotSpec, BotSpecError, build_bot, parse_bot
+from referee.cli.options import make_policies, make_rules, rules_options, time_options
+from referee.match import GameRecord, GameSpec, play_game
+from referee.players import BotFault
+
+
+def _unique_names(specs: list[BotSpec]) -> list[BotSpec]:
+    """Give repeated bots distinct names (random, random#2, ...)."""
+    import dataclasses
+
+    seen: dict[str, int] = {}
+    out = []
+    for spec in specs:
+        seen[spec.name] = seen.get(spec.name, 0) + 1
+        if seen[spec.name] > 1:
+            spec = dataclasses.replace(spec, name=f"{spec.name}#{seen[spec.name]}")
+        out.append(spec)
+    return out
+
+
+@click.command()
+@click.argument("bots", nargs=-1, required=True, metavar="BOT BOT BOT [BOT...]")
+@click.option("--seed", type=int, default=None, help="Deal seed (default: a random one, printed).")
+@rules_options
+@time_options
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=pathlib.Path),
+    default=None,
+    help="Folder for the game log and bot output (default runs/match-...).",
+)
+@click.option(
+    "--build/--no-build",
+    default=True,
+    show_default=True,
+    help="Run the build step of bot folders first.",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the game record as JSON instead of tables."
+)
+def match(
+    bots: tuple[str, ...],
+    seed: int | None,
+    out_dir: pathlib.Path | None,
+    build: bool,
+    as_json: bool,
+    **options: object,
+) -> None:
+    """Play one game between BOTs and print hand scores, totals, placements and faults.
+
+    \b
+    A BOT is one of:
+      random, heuristic             a built-in bot, played in-process
+      HOST:PORT                     a running bot server
+      'python bot.py --port {port}' a command the referee launches
+      sample_bots/go                a folder with a bot.yaml manifest
+
+    Give 4 bots for the standard game, or 3 to 7 (V6).
+    """
+    if not 3 <= len(bots) <= 7:
+        raise click.UsageError(f"a game needs 3 to 7 bots (V6), not {len(bots)}")
+    num_players = options.pop("num_players") or len(bots)
+    if num_players != len(bots):
+        raise click.UsageError(f"--players {num_players} but {len(bots)} bots were given")
+    time_control, fault_policy = make_policies(
+        options.pop("move_time_ms"),
+        options.pop("time_bank_ms"),  # type: ignore[arg-type]
+        options.pop("max_faults"),
+        options.pop("startup_timeout_s"),  # type: ignore[arg-type]
+    )
+    rules = make_rules(num_players, **options)
+    try:
+        specs = _unique_names([parse_bot(b) for b in bots])
+    except BotSpecError as error:
+        raise click.BadParameter(str(error), param_hint="BOT") from None
+    if seed is None:
+        seed = random.SystemRandom().randrange(10**9)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out_dir = out_dir or pathlib.Path("runs") / f"match-{stamp}-{seed}"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    log_path = out_dir / "game.jsonl"
+    if build:
+        built = {}
+        for spec in specs:
+            if spec.build and spec.cwd not in built:
+                click.echo(f"building {spec.name} ({spec.build}) ...", err=True)
+                result = build_bot(spec, out_dir / "builds")
+                built[spec.cwd] = result
+                if not result.ok:
+                    raise click.ClickException(
+                        f"the build of {spec.name} failed (log: {result.log_path}):\n{result.tail}"
+                    )
+    spec = GameSpec(
+        game_id=f"match-{seed}",
+        seed=seed,
+        bots=tuple(s.name for s in specs),
+        rules=rules,
+        time_control=time_control,
+        fault_policy=fault_policy,
+    )
+    pool = BotPool(log_dir=out_dir / "bots", time_control=time_control, fault_policy=fault_policy)
+    try:
+        try:
+            players = pool.start_all(specs, stand_in=False)
+        except BotFault as fault:
+            raise click.ClickException(f"a bot did not start: {fault.message}") from None
+        click.echo(f"seed {seed}; log {log_path}", err=True)
+        record = play_game(spec, [players[s.name] for s in specs], log_path)
+    except KeyboardInterrupt:
+        click.echo(f"\ninterrupted; the log so far is in {log_path}", err=True)
+        sys.exit(130)
+    finally:
+        pool.close()
+    if as_json:
+        click.echo(json.dumps(record.to_dict(), indent=2))
+    else:
+        click.echo(summary(record))
+
+
+def summary(record: GameRecord) -> str:
+    """Hand-by-hand scores, totals, placements and faults as text tables."""
+    names = list(record.bots)
+    rows = []
+    totals = [0] * len(names)
+    for number, scores in enumerate(record.hand_scores, start=1):
+        totals = [t + s for t, s in zip(totals, scores, strict=True)]
+        rows.append([number, *(f"{s:+d} = {t}" for s, t in zip(scores, totals, strict=True))])
+    lines = [tabulate(rows, headers=["hand", *names], tablefmt="simple"), ""]
+    final = []
+    for seat in sorted(range(len(names)), key=lambda s: (record.placements[s], s)):
+        faults = ", ".join(f"{k} {v}" for k, v in sorted(record.faults[seat].items())) or "-"
+        final.append(
+            [
+                record.placements[seat],
+                names[seat],
+                seat,
+                record.scores[seat],
+                record.moons[seat],
+                faults,
+                "yes" if record.forfeited[seat] else "",
+                f"{record.think_ms[seat] / max(record.decisions[seat], 1):.1f}",
+            ]
+        )
+    lines.append(
+        tabulate(
+            final,
+            headers=["place", "bot", "seat", "total", "moons", "faults", "forfeit", "ms/decision"],
+            tablefmt="simple",
+        )
+    )
+    lines.append("")
+    lines.append(
+        f"{len(record.hand_scores)} hands in {record.duration_s:.1f} s; log: {record.log_path}"
+    )
+    return "\n".join(lines)

@@ -1,0 +1,124 @@
+"""Options shared by several subcommands (rules, time control, fault policy)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from referee.engine import MoonScoring, Rules, RulesError, TieRule
+from referee.policy import FaultPolicy, TimeControl
+
+F = Callable[..., Any]
+
+
+def rules_options(f: F) -> F:
+    """Every variant of RULES.md as an option; defaults are the marked defaults."""
+    options = [
+        click.option(
+            "--players",
+            "num_players",
+            type=click.IntRange(3, 7),
+            default=None,
+            help="V6: players at the table (default: the number of bots given).",
+        ),
+        click.option(
+            "--target",
+            "target_score",
+            type=click.IntRange(min=1),
+            default=100,
+            show_default=True,
+            help="V4: the target score that ends the game.",
+        ),
+        click.option(
+            "--queen-breaks-hearts/--no-queen-breaks-hearts",
+            default=False,
+            show_default=True,
+            help="V1: Q♠ breaks hearts.",
+        ),
+        click.option(
+            "--moon",
+            "moon_scoring",
+            type=click.Choice([m.value for m in MoonScoring]),
+            default=MoonScoring.ADD_TO_OTHERS.value,
+            show_default=True,
+            help="V2: moon scoring.",
+        ),
+        click.option(
+            "--omnibus/--no-omnibus", default=False, show_default=True, help="V3: J♦ counts -10."
+        ),
+        click.option(
+            "--tie-rule",
+            type=click.Choice([t.value for t in TieRule]),
+            default=TieRule.PLAY_ON.value,
+            show_default=True,
+            help="V5: ties for the lowest total at the end.",
+        ),
+        click.option(
+            "--points-on-first-trick/--no-points-on-first-trick",
+            default=False,
+            show_default=True,
+            help="V7: allow hearts and Q♠ on the first trick.",
+        ),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def make_rules(num_players: int, **values: Any) -> Rules:
+    try:
+        return Rules(num_players=num_players, **values)
+    except RulesError as error:
+        raise click.UsageError(str(error)) from None
+
+
+def time_options(f: F) -> F:
+    """Time control and fault policy options."""
+    options = [
+        click.option(
+            "--move-time-ms",
+            type=click.IntRange(min=1),
+            default=1000,
+            show_default=True,
+            help="Free time per decision.",
+        ),
+        click.option(
+            "--time-bank-ms",
+            type=click.IntRange(min=0),
+            default=0,
+            show_default=True,
+            help="Per-game time bank per seat; overruns are charged to it.",
+        ),
+        click.option(
+            "--max-faults",
+            type=click.IntRange(min=0),
+            default=5,
+            show_default=True,
+            help="Faults in one game after which a seat forfeits it (0: never).",
+        ),
+        click.option(
+            "--startup-timeout-s",
+            type=click.FloatRange(min=0.1),
+            default=30.0,
+            show_default=True,
+            help="How long a launched bot may take to start.",
+        ),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def make_policies(
+    move_time_ms: int, time_bank_ms: int, max_faults: int, startup_timeout_s: float
+) -> tuple[TimeControl, FaultPolicy]:
+    return (
+        TimeControl(
+            move_time_ms=move_time_ms,
+            time_bank_ms=time_bank_ms,
+            startup_timeout_ms=int(startup_timeout_s * 1000),
+        ),
+        FaultPolicy(max_faults=max_faults),
+    )

@@ -1,0 +1,609 @@
+"""The match runner: play one game from a :class:`GameSpec` and return its :class:`GameRecord`.
+
+:func:`play_game` is self-contained: given the spec (plain data, JSON-ready)
+and a player per seat, it runs the authoritative engine, asks each bot for its
+decisions under the time control, applies the fault policy, writes the game
+log as it goes, and returns the result record. Tournaments call it once per
+game, from threads today; a distributed runner can ship specs to workers.
+
+Fault policy (fixed before play, recorded in the log header): a timeout, an
+illegal or malformed answer, an RPC error or a dead process is recorded as a
+fault of its kind and the seat gets a fallback move, a choice among the legal
+moves seeded by the game seed and the decision id, so the game goes on. After
+``max_faults`` faults in a game, the seat is played by the fallback for the
+rest of it and has forfeited the game.
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import dataclasses
+import datetime
+import logging
+import os
+import random
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from referee import __version__
+from referee.engine import (
+    Card,
+    GameState,
+    MoonScoring,
+    Phase,
+    Rules,
+    card_list,
+)
+from referee.engine.errors import ActionError, CardNotHeldError
+from referee.gamelog import LOG_FORMAT, LOG_VERSION, GameLogWriter
+from referee.players.base import BotFault, BotInfo, Deadline, FaultKind, Player
+from referee.policy import FaultPolicy, TimeControl
+
+__all__ = ["GameRecord", "GameSpec", "play_game"]
+
+log = logging.getLogger(__name__)
+
+# Passing is simultaneous (R2): remote bots are asked at once.
+_PASS_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="pass")
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class GameSpec:
+    """Everything that defines one game, as plain data."""
+
+    game_id: str
+    seed: int | str
+    #: The bot ids by seat (tournament names, or names given on the command line).
+    bots: tuple[str, ...]
+    rules: Rules = dataclasses.field(default_factory=Rules)
+    time_control: TimeControl = dataclasses.field(default_factory=TimeControl)
+    fault_policy: FaultPolicy = dataclasses.field(default_factory=FaultPolicy)
+    #: Anything the caller wants in the log header (tournament, table, rotation).
+    meta: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if len(self.bots) != self.rules.num_players:
+            raise ValueError(
+                f"game {self.game_id}: {len(self.bots)} bots for {self.rules.num_players} seats"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game_id": self.game_id,
+            "seed": self.seed,
+            "bots": list(self.bots),
+            "rules": self.rules.to_dict(),
+            "time_control": self.time_control.to_dict(),
+            "fault_policy": self.fault_policy.to_dict(),
+            "meta": self.meta,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameSpec:
+        return cls(
+            game_id=data["game_id"],
+            seed=data["seed"],
+            bots=tuple(data["bots"]),
+            rules=Rules.from_dict(data["rules"]),
+            time_control=TimeControl(**data["time_control"]),
+            fault_policy=FaultPolicy(**data["fault_policy"]),
+            meta=dict(data.get("meta", {})),
+        )
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class GameRecord:
+    """The result of one game: what standings and journals are made of."""
+
+    game_id: str
+    seed: int | str
+    bots: tuple[str, ...]
+    #: Final totals by seat.
+    scores: tuple[int, ...]
+    #: Placement by seat (1 = first; ties share).
+    placements: tuple[int, ...]
+    winners: tuple[int, ...]
+    #: What each seat scored in each hand (after moon scoring), hand by hand.
+    hand_scores: tuple[tuple[int, ...], ...]
+    #: Moons shot, by seat.
+    moons: tuple[int, ...]
+    #: Faults by seat, as {kind: count}.
+    faults: tuple[dict[str, int], ...]
+    forfeited: tuple[bool, ...]
+    #: Decisions asked of each seat, and the time they took in all (ms).
+    decisions: tuple[int, ...]
+    think_ms: tuple[float, ...]
+    log_path: str
+    duration_s: float
+    meta: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        for key, value in data.items():
+            if isinstance(value, tuple):
+                data[key] = [list(v) if isinstance(v, tuple) else v for v in value]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
+        fields = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in data.items() if k in fields}
+        for key in (
+            "bots",
+            "scores",
+            "placements",
+            "winners",
+            "moons",
+            "forfeited",
+            "decisions",
+            "think_ms",
+        ):
+            values[key] = tuple(values[key])
+        values["hand_scores"] = tuple(tuple(h) for h in values["hand_scores"])
+        values["faults"] = tuple(dict(f) for f in values["faults"])
+        return cls(**values)
+
+
+class _Seat:
+    """The referee's bookkeeping for one seat in one game."""
+
+    def __init__(self, seat: int, bot: str, player: Player, bank_ms: int) -> None:
+        self.seat = seat
+        self.bot = bot
+        self.player = player
+        self.bank_ms = bank_ms
+        self.faults: collections.Counter[str] = collections.Counter()
+        self.forfeited = False
+        self.decisions = 0
+        self.think_ms = 0.0
+
+    @property
+    def fault_count(self) -> int:
+        return sum(self.faults.values())
+
+
+class _Game:
+    def __init__(
+        self,
+        spec: GameSpec,
+        players: Sequence[Player],
+        writer: GameLogWriter,
+        on_event: Callable[[str, dict[str, Any]], None] | None,
+    ) -> None:
+        self.spec = spec
+        self.tc = spec.time_control
+        self.policy = spec.fault_policy
+        self.state = GameState.new(spec.rules, spec.seed)
+        self.writer = writer
+        self.on_event = on_event
+        self.seats = [
+            _Seat(s, bot, player, spec.time_control.time_bank_ms)
+            for s, (bot, player) in enumerate(zip(spec.bots, players, strict=True))
+        ]
+
+    # Recording -----------------------------------------------------------------
+
+    def write(self, record: dict[str, Any]) -> None:
+        self.writer.write(record)
+        if self.on_event:
+            self.on_event(record["type"], record)
+
+    def fault(self, seat: _Seat, kind: str, message: str) -> dict[str, str]:
+        seat.faults[kind] += 1
+        log.info(
+            "game %s seat %d (%s): %s: %s", self.spec.game_id, seat.seat, seat.bot, kind, message
+        )
+        if (
+            not seat.forfeited
+            and self.policy.max_faults
+            and seat.fault_count >= self.policy.max_faults
+        ):
+            seat.forfeited = True
+            self.write(
+                {
+                    "type": "forfeit",
+                    "seat": seat.seat,
+                    "hand": self.state.hand_number,
+                    "faults": seat.fault_count,
+                    "reason": f"{seat.fault_count} faults (max_faults {self.policy.max_faults})",
+                }
+            )
+        return {"kind": kind, "message": message[:500]}
+
+    # Asking bots ---------------------------------------------------------------
+
+    def deadline(self, seat: _Seat) -> Deadline:
+        move, bank = self.tc.move_time_ms, seat.bank_ms
+        return Deadline(move, bank, (move + bank + self.tc.grace_ms) / 1000)
+
+    def ask(
+        self, seat: _Seat, question: Callable[[Deadline], Any]
+    ) -> tuple[Any, float, BotFault | None]:
+        """Ask ``seat``; returns (answer, ms, fault). Charges the time bank."""
+        deadline = self.deadline(seat)
+        start = time.perf_counter()
+        try:
+            answer = question(deadline)
+            fault = None
+        except BotFault as error:
+            answer, fault = None, error
+        except Exception as error:
+            answer = None
+            fault = BotFault(
+                FaultKind.MALFORMED, f"unusable answer: {type(error).__name__}: {error}"
+            )
+        ms = (time.perf_counter() - start) * 1000
+        seat.decisions += 1
+        seat.think_ms += ms
+        overrun = ms - deadline.move_time_ms
+        if fault is None and overrun > deadline.time_bank_ms + self.tc.grace_ms:
+            answer, fault = None, BotFault(FaultKind.TIMEOUT, f"answered after {ms:.0f} ms")
+        if fault is not None and fault.kind == FaultKind.TIMEOUT:
+            seat.bank_ms = 0
+        elif overrun > 0:
+            seat.bank_ms = max(0, seat.bank_ms - round(overrun))
+        return answer, ms, fault
+
+    def notify(self, seat: _Seat, during: str, call: Callable[[float], None]) -> None:
+        if seat.forfeited:
+            return
+        try:
+            call(self.tc.notify_timeout_ms / 1000)
+        except BotFault as error:
+            record = self.fault(seat, error.kind, error.message)
+            self.write(
+                {
+                    "type": "fault",
+                    "seat": seat.seat,
+                    "during": during,
+                    "hand": self.state.hand_number,
+                    **record,
+                }
+            )
+        except Exception as error:
+            record = self.fault(seat, FaultKind.RPC_ERROR, f"{type(error).__name__}: {error}")
+            self.write(
+                {
+                    "type": "fault",
+                    "seat": seat.seat,
+                    "during": during,
+                    "hand": self.state.hand_number,
+                    **record,
+                }
+            )
+
+    def fallback_rng(self, decision_id: str) -> random.Random:
+        return random.Random(f"fallback/{self.spec.seed}/{decision_id}")
+
+    # The game ------------------------------------------------------------------
+
+    def run(self) -> GameRecord:
+        started = time.perf_counter()
+        spec, state = self.spec, self.state
+        self.write(
+            {
+                "type": "game",
+                "format": LOG_FORMAT,
+                "version": LOG_VERSION,
+                "referee_version": __version__,
+                "game_id": spec.game_id,
+                "seed": spec.seed,
+                "rules": spec.rules.to_dict(),
+                "seats": [
+                    {"seat": s.seat, "bot": s.bot, **_info_dict(s.player.info)} for s in self.seats
+                ],
+                "time_control": self.tc.to_dict(),
+                "fault_policy": self.policy.to_dict(),
+                "meta": spec.meta,
+                "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            }
+        )
+        names = [s.bot for s in self.seats]
+        for seat in self.seats:
+            self.notify(
+                seat,
+                "StartGame",
+                lambda t, seat=seat: seat.player.start_game(
+                    spec.game_id, seat.seat, names, spec.rules, t
+                ),
+            )
+        while not state.is_over:
+            self.start_hand()
+            hand = state.hand_number
+            if state.phase is Phase.PASSING:
+                self.passing()
+            while state.hand_number == hand and not state.is_over:
+                if state.phase is Phase.PLAYING:
+                    self.play_one()
+                elif state.phase is Phase.MOON_CHOICE:
+                    self.moon_choice()
+            self.end_hand()
+        outcome = state.outcome
+        assert outcome is not None
+        self.write(
+            {
+                "type": "game_end",
+                "scores": list(outcome.scores),
+                "placements": list(outcome.placements),
+                "winners": list(outcome.winners),
+                "hands": outcome.hands_played,
+                "forfeited": [s.forfeited for s in self.seats],
+                "faults": [dict(s.faults) for s in self.seats],
+            }
+        )
+        for seat in self.seats:
+            self.notify(
+                seat,
+                "EndGame",
+                lambda t, seat=seat: seat.player.end_game(
+                    spec.game_id, seat.seat, outcome, seat.forfeited, t
+                ),
+            )
+        return GameRecord(
+            game_id=spec.game_id,
+            seed=spec.seed,
+            bots=spec.bots,
+            scores=outcome.scores,
+            placements=outcome.placements,
+            winners=outcome.winners,
+            hand_scores=tuple(r.scores for r in state.hand_results),
+            moons=tuple(
+                sum(1 for r in state.hand_results if r.moon_shooter == s) for s in range(state.n)
+            ),
+            faults=tuple(dict(s.faults) for s in self.seats),
+            forfeited=tuple(s.forfeited for s in self.seats),
+            decisions=tuple(s.decisions for s in self.seats),
+            think_ms=tuple(round(s.think_ms, 3) for s in self.seats),
+            log_path=str(self.writer.path),
+            duration_s=round(time.perf_counter() - started, 3),
+            meta=spec.meta,
+        )
+
+    def start_hand(self) -> None:
+        state = self.state
+        self.write(
+            {
+                "type": "deal",
+                "hand": state.hand_number,
+                "pass_direction": state.pass_direction.value,
+                "hands": [[str(c) for c in card_list(h)] for h in state.dealt],
+            }
+        )
+        for seat in self.seats:
+            view = state.view(seat.seat)
+            self.notify(
+                seat,
+                "DealHand",
+                lambda t, seat=seat, view=view: seat.player.deal_hand(self.spec.game_id, view, t),
+            )
+
+    def passing(self) -> None:
+        state, game_id = self.state, self.spec.game_id
+        count = state.rules.pass_count
+        asks: dict[int, Any] = {}
+        for s in state.to_act():
+            seat = self.seats[s]
+            if seat.forfeited:
+                continue
+            view = state.view(s)
+            decision = f"h{state.hand_number}-pass-s{s}"
+
+            def question(
+                deadline: Deadline, seat: _Seat = seat, view: Any = view, d: str = decision
+            ) -> Any:
+                return seat.player.pass_cards(game_id, view, d, deadline)
+
+            if _is_remote(seat.player):
+                asks[s] = _PASS_POOL.submit(self.ask, seat, question)
+            else:
+                asks[s] = self.ask(seat, question)
+        for s in state.to_act():
+            seat = self.seats[s]
+            decision = f"h{state.hand_number}-pass-s{s}"
+            if s in asks:
+                result = asks[s]
+                answer, ms, fault = (
+                    result.result() if isinstance(result, concurrent.futures.Future) else result
+                )
+            else:
+                answer, ms, fault = None, 0.0, None
+            cards: list[Card] | None = None
+            if fault is None and answer is not None:
+                cards = list(answer)
+                if len(cards) != count:
+                    fault = BotFault(
+                        FaultKind.WRONG_PASS_SIZE, f"passed {len(cards)} cards, not {count}"
+                    )
+                elif len(set(cards)) != len(cards):
+                    fault = BotFault(
+                        FaultKind.DUPLICATE_CARDS,
+                        f"passed a card twice: {' '.join(map(str, cards))}",
+                    )
+                elif any(not state.hands[s] >> c & 1 for c in cards):
+                    fault = BotFault(
+                        FaultKind.CARD_NOT_HELD,
+                        f"passed {' '.join(str(c) for c in cards if not state.hands[s] >> c & 1)}, not held",
+                    )
+            record: dict[str, Any] = {
+                "type": "pass",
+                "hand": state.hand_number,
+                "seat": s,
+                "decision": decision,
+            }
+            if fault is not None or cards is None:
+                if fault is not None:
+                    record["fault"] = self.fault(seat, fault.kind, fault.message)
+                    if answer is not None:
+                        record["answer"] = [str(c) for c in answer]
+                cards = sorted(self.fallback_rng(decision).sample(card_list(state.hands[s]), count))
+                record["source"] = "fallback"
+            else:
+                record["source"] = "bot"
+            state.pass_cards(s, cards)
+            record["cards"] = [str(c) for c in cards]
+            record["ms"] = round(ms, 3)
+            self.write(record)
+
+    def play_one(self) -> None:
+        state = self.state
+        s = state.current
+        seat = self.seats[s]
+        hand, trick = state.hand_number, state.trick_number + 1
+        decision = f"h{hand}-t{trick}-s{s}"
+        legal = state.legal_mask()
+        answer, ms, fault = None, 0.0, None
+        if not seat.forfeited:
+            view = state.view(s)
+            answer, ms, fault = self.ask(
+                seat, lambda d: seat.player.play_card(self.spec.game_id, view, decision, d)
+            )
+        record: dict[str, Any] = {
+            "type": "play",
+            "hand": hand,
+            "trick": trick,
+            "seat": s,
+            "decision": decision,
+            "legal": [str(c) for c in card_list(legal)],
+        }
+        card = answer
+        if fault is None and card is not None:
+            try:
+                state.check_play(s, card)
+            except CardNotHeldError as error:
+                fault = BotFault(FaultKind.CARD_NOT_HELD, str(error))
+            except ActionError as error:
+                fault = BotFault(FaultKind.ILLEGAL_CARD, str(error))
+        if fault is not None or card is None:
+            if fault is not None:
+                record["fault"] = self.fault(seat, fault.kind, fault.message)
+                if answer is not None:
+                    record["answer"] = str(answer)
+            card = self.fallback_rng(decision).choice(card_list(legal))
+            record["source"] = "fallback"
+        else:
+            record["source"] = "bot"
+        record["card"] = str(card)
+        record["ms"] = round(ms, 3)
+        record["bank_ms"] = seat.bank_ms
+        tricks_before = len(state.tricks)
+        state.play(card)
+        self.write(record)
+        if len(state.tricks) != tricks_before or state.hand_number != hand or state.is_over:
+            t = state.last_trick
+            assert t is not None
+            self.write(
+                {
+                    "type": "trick",
+                    "hand": hand,
+                    "trick": trick,
+                    "leader": t.leader,
+                    "cards": [str(c) for _, c in t.plays],
+                    "winner": t.winner,
+                    "points": t.points,
+                }
+            )
+
+    def moon_choice(self) -> None:
+        state = self.state
+        s = state.current
+        seat = self.seats[s]
+        decision = f"h{state.hand_number}-moon-s{s}"
+        answer, ms, fault = None, 0.0, None
+        if not seat.forfeited:
+            view = state.view(s)
+            answer, ms, fault = self.ask(
+                seat,
+                lambda d: seat.player.choose_moon_scoring(self.spec.game_id, view, decision, d),
+            )
+        record: dict[str, Any] = {
+            "type": "moon_choice",
+            "hand": state.hand_number,
+            "seat": s,
+            "decision": decision,
+        }
+        if fault is not None or answer not in (
+            MoonScoring.ADD_TO_OTHERS,
+            MoonScoring.SUBTRACT_FROM_SELF,
+        ):
+            if fault is not None:
+                record["fault"] = self.fault(seat, fault.kind, fault.message)
+            elif answer is not None:
+                record["fault"] = self.fault(
+                    seat, FaultKind.MALFORMED, f"not a moon choice: {answer!r}"
+                )
+            answer = MoonScoring.ADD_TO_OTHERS  # V2: the default for a bot that does not answer
+            record["source"] = "fallback"
+        else:
+            record["source"] = "bot"
+        record["choice"] = answer.value
+        record["ms"] = round(ms, 3)
+        state.choose_moon_scoring(s, answer)
+        self.write(record)
+
+    def end_hand(self) -> None:
+        result = self.state.hand_results[-1]
+        self.write(
+            {
+                "type": "hand_end",
+                "hand": result.hand_number,
+                "points": list(result.points),
+                "scores": list(result.scores),
+                "moon_shooter": result.moon_shooter,
+                "moon_scoring": result.moon_scoring.value if result.moon_scoring else None,
+                "totals": list(result.totals),
+            }
+        )
+        for seat in self.seats:
+            self.notify(
+                seat,
+                "EndHand",
+                lambda t, seat=seat: seat.player.end_hand(self.spec.game_id, seat.seat, result, t),
+            )
+
+
+def _is_remote(player: Player) -> bool:
+    from referee.players.remote import RemotePlayer
+
+    return isinstance(player, RemotePlayer)
+
+
+def _info_dict(info: BotInfo) -> dict[str, Any]:
+    return {
+        "name": info.name,
+        "version": info.version,
+        "author": info.author,
+        "language": info.language,
+    }
+
+
+def play_game(
+    spec: GameSpec,
+    players: Sequence[Player],
+    log_path: str | os.PathLike[str],
+    *,
+    on_event: Callable[[str, dict[str, Any]], None] | None = None,
+) -> GameRecord:
+    """Play one game and return its record; the log is complete and synced on return.
+
+    ``players`` holds one player per seat (the same player may sit in several
+    seats). ``on_event(type, record)`` sees every log record as it is written.
+    If the game cannot finish (a referee error, Ctrl-C), a ``game_abort``
+    record closes the log and the exception propagates.
+    """
+    if len(players) != spec.rules.num_players:
+        raise ValueError(f"{len(players)} players for {spec.rules.num_players} seats")
+    with GameLogWriter(log_path) as writer:
+        game = _Game(spec, players, writer, on_event)
+        try:
+            return game.run()
+        except BaseException as error:
+            writer.write(
+                {
+                    "type": "game_abort",
+                    "hand": game.state.hand_number,
+                    "reason": f"{type(error).__name__}: {error}",
+                }
+            )
+            raise

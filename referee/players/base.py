@@ -1,0 +1,118 @@
+"""What the match runner asks of a player, whatever it is (gRPC bot or built-in).
+
+A :class:`Player` answers for one bot; one player object may serve several
+seats and games at once (every call names the game and the seat). Players
+return engine values; checking them against the rules is the runner's job.
+Anything that goes wrong in getting an answer is raised as :class:`BotFault`
+with a stable ``kind``.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from collections.abc import Sequence
+
+from referee.engine import Card, HandResult, MoonScoring, Outcome, Rules, SeatView
+
+__all__ = ["BotFault", "BotInfo", "Deadline", "FaultKind", "Player"]
+
+
+class FaultKind:
+    """The kinds of fault the referee records (see docs/log-format.md)."""
+
+    TIMEOUT = "timeout"
+    RPC_ERROR = "rpc_error"
+    UNAVAILABLE = "unavailable"
+    CRASH = "crash"
+    OVERSIZED = "oversized"
+    MALFORMED = "malformed"
+    ILLEGAL_CARD = "illegal_card"
+    CARD_NOT_HELD = "card_not_held"
+    WRONG_PASS_SIZE = "wrong_pass_size"
+    DUPLICATE_CARDS = "duplicate_cards"
+    MEMORY_LIMIT = "memory_limit"
+    CPU_LIMIT = "cpu_limit"
+    START_FAILED = "start_failed"
+    HANDSHAKE = "handshake"
+
+
+class BotFault(Exception):
+    """A bot failed to give a usable answer; ``kind`` is a :class:`FaultKind` value."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.message}"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class BotInfo:
+    """Who a bot says it is (its handshake)."""
+
+    name: str
+    version: str = ""
+    author: str = ""
+    language: str = ""
+    protocol_version: int = 1
+
+    def to_dict(self) -> dict[str, object]:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Deadline:
+    """The clock of one decision: what the bot is told, and when the referee gives up."""
+
+    move_time_ms: int
+    time_bank_ms: int
+    #: Seconds after which the call is abandoned (move time + bank + grace).
+    timeout_s: float
+
+
+class Player(abc.ABC):
+    """One bot, as the match runner sees it."""
+
+    #: The bot's identity from its handshake (or built-in description).
+    info: BotInfo
+
+    @abc.abstractmethod
+    def pass_cards(
+        self, game_id: str, view: SeatView, decision_id: str, deadline: Deadline
+    ) -> list[Card]:
+        """The cards ``view.seat`` passes (R2); the runner checks them."""
+
+    @abc.abstractmethod
+    def play_card(self, game_id: str, view: SeatView, decision_id: str, deadline: Deadline) -> Card:
+        """The card ``view.seat`` plays; the runner checks it against the legal moves."""
+
+    def choose_moon_scoring(
+        self, game_id: str, view: SeatView, decision_id: str, deadline: Deadline
+    ) -> MoonScoring:
+        """V2 shooter_chooses. A player that does not implement it gets the default."""
+        return MoonScoring.ADD_TO_OTHERS
+
+    # Notifications: nothing to answer; the default ignores them.
+
+    def start_game(
+        self, game_id: str, seat: int, names: Sequence[str], rules: Rules, timeout_s: float
+    ) -> None:
+        return None
+
+    def deal_hand(self, game_id: str, view: SeatView, timeout_s: float) -> None:
+        return None
+
+    def end_hand(self, game_id: str, seat: int, result: HandResult, timeout_s: float) -> None:
+        return None
+
+    def end_game(
+        self, game_id: str, seat: int, outcome: Outcome, forfeited: bool, timeout_s: float
+    ) -> None:
+        return None
+
+    def close(self) -> None:
+        """Release what the player holds (connections, processes)."""
+        return None

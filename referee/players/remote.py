@@ -1,0 +1,203 @@
+"""Bots over gRPC: a connection to a bot server, and the player that uses it.
+
+:class:`BotConnection` is the one boundary where ``grpc.RpcError`` becomes a
+:class:`~referee.players.base.BotFault`: every call has a deadline, answers
+are size-limited by the channel, and status codes map to fault kinds.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from referee import __version__, protocol
+from referee.engine import Card, HandResult, MoonScoring, Outcome, Rules, SeatView
+from referee.pb.hearts.v1 import hearts_pb2 as pb
+from referee.pb.hearts.v1 import hearts_pb2_grpc as pb_grpc
+from referee.players.base import BotFault, BotInfo, Deadline, FaultKind, Player
+
+__all__ = ["BotConnection", "Connection", "RemotePlayer"]
+
+log = logging.getLogger(__name__)
+
+_FAULT_OF_CODE = {
+    grpc.StatusCode.DEADLINE_EXCEEDED: FaultKind.TIMEOUT,
+    grpc.StatusCode.UNAVAILABLE: FaultKind.UNAVAILABLE,
+}
+
+
+class Connection:
+    """What a :class:`RemotePlayer` calls: a bot server, fixed or launched."""
+
+    info: BotInfo
+
+    def call(self, rpc: str, request: Any, timeout_s: float) -> Any:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        return None
+
+
+class BotConnection(Connection):
+    """A gRPC channel to one bot server at ``address`` (``host:port``)."""
+
+    def __init__(self, address: str, *, max_message_bytes: int = 64 * 1024) -> None:
+        self.address = address
+        self.info = BotInfo(name=address)
+        self._channel = grpc.insecure_channel(
+            address,
+            options=[
+                ("grpc.max_receive_message_length", max_message_bytes),
+                ("grpc.max_send_message_length", 16 * 1024 * 1024),
+                ("grpc.enable_retries", 0),
+                ("grpc.initial_reconnect_backoff_ms", 50),
+                ("grpc.max_reconnect_backoff_ms", 500),
+            ],
+        )
+        self._stub = pb_grpc.HeartsBotStub(self._channel)
+        self._health = health_pb2_grpc.HealthStub(self._channel)
+
+    def call(self, rpc: str, request: Any, timeout_s: float) -> Any:
+        """Call ``rpc`` with a deadline; any failure is a :class:`BotFault`."""
+        try:
+            return getattr(self._stub, rpc)(request, timeout=timeout_s)
+        except grpc.RpcError as error:
+            raise fault_of(error, rpc) from None
+
+    def wait_serving(self, timeout_s: float, alive: Any = None) -> None:
+        """Wait until the health service says SERVING; ``alive()`` false aborts."""
+        deadline = time.monotonic() + timeout_s
+        last = "no answer"
+        while True:
+            if alive is not None and not alive():
+                raise BotFault(FaultKind.START_FAILED, "the bot process exited while starting")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise BotFault(
+                    FaultKind.START_FAILED,
+                    f"not serving at {self.address} after {timeout_s:.1f} s (last: {last})",
+                )
+            try:
+                reply = self._health.Check(
+                    health_pb2.HealthCheckRequest(service=""), timeout=min(1.0, left)
+                )
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+                last = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+            except grpc.RpcError as error:
+                last = f"{error.code().name}"
+                if error.code() == grpc.StatusCode.UNIMPLEMENTED:
+                    return  # no health service: the handshake will tell
+            time.sleep(0.05)
+
+    def handshake(self, timeout_s: float) -> BotInfo:
+        """Ask the bot who it is and check its protocol version."""
+        reply = self.call(
+            "Handshake",
+            pb.HandshakeRequest(
+                protocol_version=protocol.PROTOCOL_VERSION, referee_version=__version__
+            ),
+            timeout_s,
+        )
+        if reply.protocol_version != protocol.PROTOCOL_VERSION:
+            raise BotFault(
+                FaultKind.HANDSHAKE,
+                f"bot speaks protocol version {reply.protocol_version}; "
+                f"the referee speaks {protocol.PROTOCOL_VERSION}",
+            )
+        self.info = BotInfo(
+            name=reply.name or self.address,
+            version=reply.version,
+            author=reply.author,
+            language=reply.language,
+            protocol_version=reply.protocol_version,
+        )
+        return self.info
+
+    def close(self) -> None:
+        self._channel.close()
+
+
+def fault_of(error: grpc.RpcError, rpc: str) -> BotFault:
+    """The fault a failed call is recorded as."""
+    code = error.code()  # type: ignore[attr-defined]
+    details = (error.details() or "")[:300]  # type: ignore[attr-defined]
+    if code == grpc.StatusCode.RESOURCE_EXHAUSTED and "message" in details.lower():
+        return BotFault(FaultKind.OVERSIZED, f"{rpc}: answer too large: {details}")
+    kind = _FAULT_OF_CODE.get(code, FaultKind.RPC_ERROR)
+    if kind == FaultKind.TIMEOUT:
+        return BotFault(kind, f"{rpc}: no answer before the deadline")
+    return BotFault(kind, f"{rpc}: {code.name}: {details}")
+
+
+class RemotePlayer(Player):
+    """A player whose every decision is a gRPC call on ``connection``."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    @property
+    def info(self) -> BotInfo:  # type: ignore[override]
+        return self.connection.info
+
+    def pass_cards(
+        self, game_id: str, view: SeatView, decision_id: str, deadline: Deadline
+    ) -> list[Card]:
+        request = protocol.pass_request(
+            game_id, view, decision_id, deadline.move_time_ms, deadline.time_bank_ms
+        )
+        reply = self.connection.call("PassCards", request, deadline.timeout_s)
+        return _parse(lambda: protocol.cards_from_pb(reply.cards))
+
+    def play_card(self, game_id: str, view: SeatView, decision_id: str, deadline: Deadline) -> Card:
+        request = protocol.play_request(
+            game_id, view, decision_id, deadline.move_time_ms, deadline.time_bank_ms
+        )
+        reply = self.connection.call("PlayCard", request, deadline.timeout_s)
+        if not reply.HasField("card"):
+            raise BotFault(FaultKind.MALFORMED, "PlayCard answer without a card")
+        return _parse(lambda: protocol.card_from_pb(reply.card))
+
+    def choose_moon_scoring(
+        self, game_id: str, view: SeatView, decision_id: str, deadline: Deadline
+    ) -> MoonScoring:
+        request = protocol.moon_scoring_request(
+            game_id, view, decision_id, deadline.move_time_ms, deadline.time_bank_ms
+        )
+        try:
+            reply = self.connection.call("ChooseMoonScoring", request, deadline.timeout_s)
+        except BotFault as fault:
+            if "UNIMPLEMENTED" in fault.message:
+                return MoonScoring.ADD_TO_OTHERS  # the documented default: not a fault
+            raise
+        return _parse(lambda: protocol.moon_choice_from_pb(reply.choice))
+
+    def start_game(
+        self, game_id: str, seat: int, names: Sequence[str], rules: Rules, timeout_s: float
+    ) -> None:
+        request = protocol.start_game_request(game_id, seat, names, rules)
+        self.connection.call("StartGame", request, timeout_s)
+
+    def deal_hand(self, game_id: str, view: SeatView, timeout_s: float) -> None:
+        self.connection.call("DealHand", protocol.deal_hand_request(game_id, view), timeout_s)
+
+    def end_hand(self, game_id: str, seat: int, result: HandResult, timeout_s: float) -> None:
+        self.connection.call("EndHand", protocol.end_hand_request(game_id, seat, result), timeout_s)
+
+    def end_game(
+        self, game_id: str, seat: int, outcome: Outcome, forfeited: bool, timeout_s: float
+    ) -> None:
+        request = protocol.end_game_request(game_id, seat, outcome, forfeited)
+        self.connection.call("EndGame", request, timeout_s)
+
+
+def _parse(parse: Any) -> Any:
+    try:
+        return parse()
+    except protocol.MalformedAnswer as error:
+        raise BotFault(FaultKind.MALFORMED, str(error)) from None

@@ -1,0 +1,299 @@
+"""Conversions between the engine's values and the hearts.v1 protocol messages.
+
+This is the only module that knows both sides. Answers from bots are parsed
+strictly: an unset or unknown enum value is a :class:`MalformedAnswer`, never
+a guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from referee.engine import (
+    Card,
+    CardSet,
+    HandResult,
+    MoonScoring,
+    Outcome,
+    PassDirection,
+    Rules,
+    SeatView,
+    TieRule,
+    Trick,
+)
+from referee.pb.hearts.v1 import hearts_pb2 as pb
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "MalformedAnswer",
+    "card_from_pb",
+    "card_to_pb",
+    "cards_from_pb",
+    "cards_to_pb",
+    "deal_hand_request",
+    "end_game_request",
+    "end_hand_request",
+    "moon_choice_from_pb",
+    "moon_scoring_request",
+    "pass_request",
+    "play_request",
+    "rules_to_pb",
+    "start_game_request",
+    "view_from_play_request",
+]
+
+#: The protocol version this referee speaks (hearts.v1).
+PROTOCOL_VERSION = 1
+
+
+class MalformedAnswer(ValueError):
+    """A bot's answer that is not a valid message of its kind."""
+
+
+# The engine's suits are 0..3 in the order clubs, diamonds, hearts, spades; the
+# protocol's are 1..4 in the same order (0 is SUIT_UNSPECIFIED).
+_PB_CARDS = [pb.Card(suit=c // 13 + 1, rank=c % 13 + 2) for c in range(52)]
+
+_DIRECTION_TO_PB = {
+    PassDirection.LEFT: pb.PASS_DIRECTION_LEFT,
+    PassDirection.RIGHT: pb.PASS_DIRECTION_RIGHT,
+    PassDirection.ACROSS: pb.PASS_DIRECTION_ACROSS,
+    PassDirection.HOLD: pb.PASS_DIRECTION_HOLD,
+}
+_DIRECTION_FROM_PB = {v: k for k, v in _DIRECTION_TO_PB.items()}
+_MOON_TO_PB = {
+    MoonScoring.ADD_TO_OTHERS: pb.MOON_SCORING_ADD_TO_OTHERS,
+    MoonScoring.SUBTRACT_FROM_SELF: pb.MOON_SCORING_SUBTRACT_FROM_SELF,
+    MoonScoring.SHOOTER_CHOOSES: pb.MOON_SCORING_SHOOTER_CHOOSES,
+}
+_MOON_FROM_PB = {v: k for k, v in _MOON_TO_PB.items()}
+_TIE_TO_PB = {
+    TieRule.PLAY_ON: pb.TIE_RULE_PLAY_ON,
+    TieRule.LAST_HAND: pb.TIE_RULE_LAST_HAND,
+    TieRule.SHARE: pb.TIE_RULE_SHARE,
+}
+_TIE_FROM_PB = {v: k for k, v in _TIE_TO_PB.items()}
+
+
+def card_to_pb(card: int) -> pb.Card:
+    return _PB_CARDS[card]
+
+
+def cards_to_pb(cards: Iterable[int]) -> list[pb.Card]:
+    return [_PB_CARDS[c] for c in cards]
+
+
+def card_from_pb(card: pb.Card) -> Card:
+    """The engine card of a message; an unset or unknown suit or rank is malformed."""
+    suit, rank = card.suit, card.rank
+    if not 1 <= suit <= 4:
+        raise MalformedAnswer(f"card with invalid suit {suit} (expected 1..4)")
+    if not 2 <= rank <= 14:
+        raise MalformedAnswer(f"card with invalid rank {rank} (expected 2..14)")
+    return Card((suit - 1) * 13 + rank - 2)
+
+
+def cards_from_pb(cards: Iterable[pb.Card]) -> list[Card]:
+    return [card_from_pb(c) for c in cards]
+
+
+def moon_choice_from_pb(choice: int) -> MoonScoring:
+    if choice not in (pb.MOON_SCORING_ADD_TO_OTHERS, pb.MOON_SCORING_SUBTRACT_FROM_SELF):
+        raise MalformedAnswer(
+            f"moon scoring choice {choice} is not ADD_TO_OTHERS (1) or SUBTRACT_FROM_SELF (2)"
+        )
+    return _MOON_FROM_PB[choice]
+
+
+def direction_to_pb(direction: PassDirection) -> int:
+    return _DIRECTION_TO_PB[direction]
+
+
+def direction_from_pb(direction: int) -> PassDirection:
+    return _DIRECTION_FROM_PB[direction]
+
+
+def rules_to_pb(rules: Rules) -> pb.Rules:
+    return pb.Rules(
+        num_players=rules.num_players,
+        target_score=rules.target_score,
+        queen_breaks_hearts=rules.queen_breaks_hearts,
+        moon_scoring=_MOON_TO_PB[rules.moon_scoring],
+        omnibus=rules.omnibus,
+        tie_rule=_TIE_TO_PB[rules.tie_rule],
+        points_on_first_trick=rules.points_on_first_trick,
+        removed_cards=cards_to_pb(rules.removed_cards),
+        cards_per_player=rules.cards_per_player,
+    )
+
+
+def rules_from_pb(rules: pb.Rules) -> Rules:
+    return Rules(
+        num_players=rules.num_players,
+        target_score=rules.target_score,
+        queen_breaks_hearts=rules.queen_breaks_hearts,
+        moon_scoring=_MOON_FROM_PB[rules.moon_scoring],
+        omnibus=rules.omnibus,
+        tie_rule=_TIE_FROM_PB[rules.tie_rule],
+        points_on_first_trick=rules.points_on_first_trick,
+    )
+
+
+def trick_to_pb(trick: Trick) -> pb.Trick:
+    return pb.Trick(
+        leader=trick.leader,
+        plays=[pb.Play(seat=s, card=_PB_CARDS[c]) for s, c in trick.plays],
+        winner=trick.winner,
+        points=trick.points,
+    )
+
+
+def trick_from_pb(trick: pb.Trick) -> Trick:
+    return Trick(
+        trick.leader,
+        tuple((p.seat, card_from_pb(p.card)) for p in trick.plays),
+        trick.winner,
+        trick.points,
+    )
+
+
+def start_game_request(
+    game_id: str, seat: int, names: Sequence[str], rules: Rules
+) -> pb.StartGameRequest:
+    return pb.StartGameRequest(
+        game_id=game_id,
+        seat=seat,
+        players=[pb.PlayerInfo(seat=s, name=name) for s, name in enumerate(names)],
+        rules=rules_to_pb(rules),
+    )
+
+
+def deal_hand_request(game_id: str, view: SeatView) -> pb.DealHandRequest:
+    return pb.DealHandRequest(
+        game_id=game_id,
+        seat=view.seat,
+        hand_number=view.hand_number,
+        hand=cards_to_pb(view.dealt),
+        pass_direction=_DIRECTION_TO_PB[view.pass_direction],
+        pass_to=view.pass_to,
+        scores=view.scores,
+    )
+
+
+def _clock(move_time_ms: int, time_bank_ms: int) -> pb.Clock:
+    return pb.Clock(move_time_ms=move_time_ms, time_bank_ms=time_bank_ms)
+
+
+def pass_request(
+    game_id: str, view: SeatView, decision_id: str, move_time_ms: int, time_bank_ms: int
+) -> pb.PassCardsRequest:
+    return pb.PassCardsRequest(
+        game_id=game_id,
+        seat=view.seat,
+        decision_id=decision_id,
+        clock=_clock(move_time_ms, time_bank_ms),
+        hand_number=view.hand_number,
+        direction=_DIRECTION_TO_PB[view.pass_direction],
+        pass_to=view.pass_to,
+        hand=cards_to_pb(view.hand),
+        scores=view.scores,
+        count=view.rules.pass_count,
+    )
+
+
+def play_request(
+    game_id: str, view: SeatView, decision_id: str, move_time_ms: int, time_bank_ms: int
+) -> pb.PlayCardRequest:
+    return pb.PlayCardRequest(
+        game_id=game_id,
+        seat=view.seat,
+        decision_id=decision_id,
+        clock=_clock(move_time_ms, time_bank_ms),
+        hand_number=view.hand_number,
+        trick_number=view.trick_number,
+        hand=cards_to_pb(view.hand),
+        passed=cards_to_pb(view.passed or ()),
+        received=cards_to_pb(view.received or ()),
+        passed_to=view.pass_to,
+        pass_direction=_DIRECTION_TO_PB[view.pass_direction],
+        tricks=[trick_to_pb(t) for t in view.tricks],
+        current_trick=trick_to_pb(view.current_trick),
+        points_taken=view.points_taken,
+        scores=view.scores,
+        hearts_broken=view.hearts_broken,
+        legal_moves=cards_to_pb(view.legal_moves),
+    )
+
+
+def moon_scoring_request(
+    game_id: str, view: SeatView, decision_id: str, move_time_ms: int, time_bank_ms: int
+) -> pb.ChooseMoonScoringRequest:
+    return pb.ChooseMoonScoringRequest(
+        game_id=game_id,
+        seat=view.seat,
+        decision_id=decision_id,
+        clock=_clock(move_time_ms, time_bank_ms),
+        hand_number=view.hand_number,
+        scores=view.scores,
+    )
+
+
+def end_hand_request(game_id: str, seat: int, result: HandResult) -> pb.EndHandRequest:
+    return pb.EndHandRequest(
+        game_id=game_id,
+        seat=seat,
+        hand_number=result.hand_number,
+        hand_scores=result.scores,
+        moon_shooter=-1 if result.moon_shooter is None else result.moon_shooter,
+        scores=result.totals,
+        tricks=[trick_to_pb(t) for t in result.tricks],
+    )
+
+
+def end_game_request(
+    game_id: str, seat: int, outcome: Outcome, forfeited: bool
+) -> pb.EndGameRequest:
+    return pb.EndGameRequest(
+        game_id=game_id,
+        seat=seat,
+        scores=outcome.scores,
+        placements=outcome.placements,
+        forfeited=forfeited,
+    )
+
+
+def _dealt_cards(request: pb.PlayCardRequest) -> CardSet:
+    """A seat's dealt cards: held now or played, plus passed, minus received."""
+    played = [p.card for t in request.tricks for p in t.plays if p.seat == request.seat]
+    played += [p.card for p in request.current_trick.plays if p.seat == request.seat]
+    now = CardSet.of(cards_from_pb([*request.hand, *played, *request.passed]))
+    return CardSet(now & ~CardSet.of(cards_from_pb(request.received)))
+
+
+def view_from_play_request(request: pb.PlayCardRequest, rules: Rules) -> SeatView:
+    """The engine view a PlayCardRequest describes (for Python bots).
+
+    ``rules`` comes from the StartGame or, for a stateless bot, the defaults
+    for the table size.
+    """
+    from referee.engine import Phase
+
+    return SeatView(
+        seat=request.seat,
+        rules=rules,
+        phase=Phase.PLAYING,
+        hand_number=request.hand_number,
+        trick_number=request.trick_number,
+        hand=CardSet.of(cards_from_pb(request.hand)),
+        dealt=_dealt_cards(request),
+        pass_direction=_DIRECTION_FROM_PB.get(request.pass_direction, PassDirection.HOLD),
+        pass_to=request.passed_to,
+        passed=CardSet.of(cards_from_pb(request.passed)),
+        received=CardSet.of(cards_from_pb(request.received)),
+        tricks=tuple(trick_from_pb(t) for t in request.tricks),
+        current_trick=trick_from_pb(request.current_trick),
+        points_taken=tuple(request.points_taken),
+        scores=tuple(request.scores),
+        hearts_broken=request.hearts_broken,
+        legal_moves=CardSet.of(cards_from_pb(request.legal_moves)),
+    )
