@@ -268,10 +268,8 @@ class LaunchedBot(Connection):
         if proc.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGTERM)
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(grace_s)
-            except subprocess.TimeoutExpired:
-                pass
         # Kill the whole group even when the sandbox is gone: a bot's child
         # that ignored SIGTERM may still be in it.
         with contextlib.suppress(ProcessLookupError, PermissionError):
