@@ -1,0 +1,112 @@
+"""Issue 6: every starter kit builds from a clean tree and plays a full game.
+
+Each test copies the kit (without build outputs) and the proto next to each
+other in a temporary tree, runs the build command of its bot.yaml there, and
+plays a full game through the referee against the Python sample bots, which
+are launched as processes too. Zero faults are allowed. A kit whose toolchain
+is missing is skipped with a message saying what to install.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+from referee.bots import BotPool, build_bot, parse_bot
+from referee.match import GameSpec, play_game
+from referee.policy import FaultPolicy, TimeControl
+from tests.helpers import bot_processes_alive
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+#: Build outputs and caches never copied into the clean tree.
+IGNORED = shutil.ignore_patterns(
+    "target", "build", "node_modules", "dist", "bin", "gen", "__pycache__", ".gradle"
+)
+
+
+def _missing(*tools: str) -> list[str]:
+    return [t for t in tools if shutil.which(t) is None]
+
+
+def _pkg_config(module: str) -> bool:
+    if shutil.which("pkg-config") is None:
+        return False
+    return subprocess.run(["pkg-config", "--exists", module], check=False).returncode == 0
+
+
+def _requirements(kit: str) -> str | None:
+    """Why the kit cannot be built here, or None."""
+    if kit == "go":
+        missing = _missing("go", "protoc")
+        hint = "Go and Debian's protobuf-compiler"
+    elif kit == "rust":
+        missing = _missing("cargo")
+        hint = "Rust (rustup or Debian's cargo)"
+    elif kit == "java":
+        missing = _missing("java", "mvn")
+        hint = "a JDK 17+ and Maven"
+    elif kit == "cpp":
+        missing = _missing("cmake", "g++", "protoc", "grpc_cpp_plugin")
+        if not missing and not _pkg_config("grpc++"):
+            missing = ["grpc++ (pkg-config)"]
+        hint = "cmake, g++ and Debian's libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc pkg-config"
+    elif kit == "node":
+        missing = _missing("node", "npm")
+        hint = "Node.js 20+ with npm"
+    else:
+        raise ValueError(kit)
+    if missing:
+        return f"{kit} starter kit skipped: {', '.join(missing)} not found; install {hint}"
+    return None
+
+
+def _clean_tree(kit: str, tmp: pathlib.Path) -> pathlib.Path:
+    """The kit and the proto in a fresh tree, laid out as in the repository."""
+    shutil.copytree(ROOT / "proto", tmp / "proto")
+    folder = tmp / "sample_bots" / kit
+    shutil.copytree(ROOT / "sample_bots" / kit, folder, ignore=IGNORED)
+    return folder
+
+
+@pytest.mark.toolchain
+@pytest.mark.parametrize("kit", ["go", "rust", "java", "cpp", "node"])
+def test_kit_builds_and_plays_a_full_game_without_faults(kit: str, tmp_path: pathlib.Path) -> None:
+    reason = _requirements(kit)
+    if reason:
+        pytest.skip(reason)
+    folder = _clean_tree(kit, tmp_path / "tree")
+    spec = parse_bot(str(folder))
+    result = build_bot(spec, tmp_path / "builds")
+    assert result.ok, f"the build of {kit} failed (log {result.log_path}):\n{result.tail}"
+
+    others = [
+        parse_bot(str(ROOT / "sample_bots/python" / name)) for name in ("heuristic", "random")
+    ]
+    specs = [spec, others[0], others[1]]
+    time_control = TimeControl(move_time_ms=2000, startup_timeout_ms=60000)
+    with BotPool(log_dir=tmp_path / "bots", time_control=time_control) as pool:
+        players = pool.start_all(specs, stand_in=False)
+        game = GameSpec(
+            game_id=f"kit-{kit}",
+            seed=2026,
+            bots=(spec.name, others[0].name, others[1].name, f"{others[0].name}"),
+            time_control=time_control,
+            fault_policy=FaultPolicy(),
+        )
+        seats = [
+            players[spec.name],
+            players[others[0].name],
+            players[others[1].name],
+            players[others[0].name],
+        ]
+        record = play_game(game, seats, tmp_path / "game.jsonl")
+        pids = [c.pid for c in pool._connections if getattr(c, "pid", None)]
+    assert record.faults == ({}, {}, {}, {}), record.faults
+    assert not any(record.forfeited)
+    assert max(record.scores) >= 100
+    assert record.decisions[0] > 0
+    assert not bot_processes_alive(pids), "bot processes left behind"
