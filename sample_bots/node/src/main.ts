@@ -124,16 +124,36 @@ const handlers: HeartsBotHandlers = {
 function main(): void {
   const { host, port } = parseCommandLine();
 
+  const server = new grpc.Server();
+  const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
+
+  // Clean shutdown on SIGTERM / SIGINT: health NOT_SERVING, a short grace for
+  // calls in flight, then exit 0.
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal} received, shutting down`);
+    health.setStatus('', 'NOT_SERVING');
+    health.setStatus(SERVICE_NAME, 'NOT_SERVING');
+    const force = setTimeout(() => {
+      server.forceShutdown();
+      process.exit(0);
+    }, 1000);
+    server.tryShutdown(() => {
+      clearTimeout(force);
+      process.exit(0);
+    });
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+
   const heartsDefinition = protoLoader.loadSync(HEARTS_PROTO, {
     ...LOADER_OPTIONS,
     includeDirs: [PROTO_ROOT],
   });
   const hearts = grpc.loadPackageDefinition(heartsDefinition) as unknown as ProtoGrpcType;
-
-  const server = new grpc.Server();
   server.addService(hearts.hearts.v1.HeartsBot.service, handlers);
-
-  const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
   health.addToServer(server);
 
   // Reflection describes the bot service and the health service.
@@ -150,26 +170,6 @@ function main(): void {
     }
     log(`${BOT_NAME} ${BOT_VERSION} serving ${SERVICE_NAME} on ${host}:${boundPort}`);
   });
-
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals): void => {
-    if (stopping) return;
-    stopping = true;
-    log(`${signal} received, shutting down`);
-    health.setStatus('', 'NOT_SERVING');
-    health.setStatus(SERVICE_NAME, 'NOT_SERVING');
-    // Short grace for calls in flight, then cut the rest.
-    const force = setTimeout(() => {
-      server.forceShutdown();
-      process.exit(0);
-    }, 1000);
-    server.tryShutdown(() => {
-      clearTimeout(force);
-      process.exit(0);
-    });
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
 }
 
 main();
