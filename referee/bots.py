@@ -128,13 +128,16 @@ def parse_bot(text: str, *, name: str | None = None, base: pathlib.Path | None =
 
 
 def _command_name(command: str) -> str:
-    words = [
-        w for w in re.split(r"[\s/]+", command) if w and "{" not in w and not w.startswith("-")
-    ]
-    stems = [
-        pathlib.Path(w).stem for w in words if pathlib.Path(w).suffix in (".py", ".js", ".jar", "")
-    ]
-    return stems[-1] if stems else "bot"
+    """The script a command runs (``python bots/my_bot.py ...`` -> ``my_bot``), else its program.
+
+    Option values (``--level 3``) are never taken for the name.
+    """
+    words = [w for w in command.split() if "{" not in w and not w.startswith("-")]
+    paths = [pathlib.PurePath(w) for w in words]
+    scripts = [p.stem for p in paths if p.suffix in (".py", ".js", ".mjs", ".jar", ".rb", ".pl")]
+    if scripts:
+        return scripts[0]
+    return paths[0].name if paths and paths[0].name else "bot"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

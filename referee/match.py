@@ -246,12 +246,17 @@ class _Game:
             seat.bank_ms = max(0, seat.bank_ms - round(overrun))
         return answer, ms, fault
 
-    def notify(self, seat: _Seat, during: str, call: Callable[[float], None]) -> None:
-        if seat.forfeited:
+    def notify(
+        self, seat: _Seat, during: str, call: Callable[[float], None], *, forfeited: bool = False
+    ) -> None:
+        """Send a notification; ``forfeited=True`` also to a forfeited seat, best effort."""
+        if seat.forfeited and not forfeited:
             return
         try:
             call(self.tc.notify_timeout_ms / 1000)
         except BotFault as error:
+            if seat.forfeited:
+                return  # the seat has forfeited already: its faults no longer count
             record = self.fault(seat, error.kind, error.message)
             self.write(
                 {
@@ -263,6 +268,8 @@ class _Game:
                 }
             )
         except Exception as error:
+            if seat.forfeited:
+                return
             record = self.fault(seat, FaultKind.RPC_ERROR, f"{type(error).__name__}: {error}")
             self.write(
                 {
@@ -322,6 +329,18 @@ class _Game:
             self.end_hand()
         outcome = state.outcome
         assert outcome is not None
+        # EndGame goes to every seat, forfeited ones too (they learn it from the
+        # request), before game_end, so that game_end is the log's last line and
+        # counts the faults of EndGame.
+        for seat in self.seats:
+            self.notify(
+                seat,
+                "EndGame",
+                lambda t, seat=seat: seat.player.end_game(
+                    spec.game_id, seat.seat, outcome, seat.forfeited, t
+                ),
+                forfeited=True,
+            )
         self.write(
             {
                 "type": "game_end",
@@ -333,14 +352,6 @@ class _Game:
                 "faults": [dict(s.faults) for s in self.seats],
             }
         )
-        for seat in self.seats:
-            self.notify(
-                seat,
-                "EndGame",
-                lambda t, seat=seat: seat.player.end_game(
-                    spec.game_id, seat.seat, outcome, seat.forfeited, t
-                ),
-            )
         return GameRecord(
             game_id=spec.game_id,
             seed=spec.seed,

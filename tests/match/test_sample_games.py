@@ -1,0 +1,123 @@
+"""Full games through the referee with the Python sample bots launched as real gRPC processes."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+from click.testing import CliRunner
+
+from referee.bots import parse_bot
+from referee.cli import cli
+from referee.engine import Rules
+from referee.players import RemotePlayer, builtin_player
+from referee.policy import FaultPolicy, TimeControl
+from tests.match.conftest import (
+    SAMPLE_HEURISTIC,
+    SAMPLE_RANDOM,
+    assert_no_process_left,
+    load,
+    play,
+)
+
+
+def test_four_seats_of_launched_sample_bots(tmp_path: pathlib.Path, make_pool, launched_pids):
+    pool = make_pool(TimeControl(move_time_ms=2000), FaultPolicy())
+    specs = [parse_bot(str(SAMPLE_RANDOM)), parse_bot(str(SAMPLE_HEURISTIC))]
+    players = pool.start_all(specs, stand_in=False)
+    assert pool.failures == {}
+    random_py, heuristic_py = players["random-py"], players["heuristic-py"]
+    assert isinstance(random_py, RemotePlayer)
+    assert random_py.info.name == "random-py"
+    assert heuristic_py.info.version == "1.0.0"
+    record, records = play(
+        tmp_path,
+        [random_py, heuristic_py, random_py, heuristic_py],
+        bots=["random-py", "heuristic-py", "random-py#2", "heuristic-py#2"],
+        rules=Rules(target_score=50),
+        seed=11,
+    )
+    assert record.faults == ({}, {}, {}, {})
+    assert record.forfeited == (False,) * 4
+    assert all(r["source"] == "bot" for r in records if r["type"] in ("pass", "play"))
+    assert all(d > 0 for d in record.decisions)
+    header = records[0]
+    assert [s["name"] for s in header["seats"]] == ["random-py", "heuristic-py"] * 2
+    assert header["seats"][1]["author"] == "Hearts referee authors"
+    assert pool.restarts() == {"random-py": 0, "heuristic-py": 0}
+    # Both bot folders ran, and wrote their output where the pool keeps it.
+    assert (tmp_path / "bots" / "heuristic-py.stderr.log").read_text().count("serving on") == 1
+    assert len(launched_pids) == 2
+    pool.close()
+    assert_no_process_left(launched_pids)
+
+
+def test_launched_sample_bots_with_variants(tmp_path: pathlib.Path, make_pool, launched_pids):
+    """Five players (V6), Omnibus (V3) and shooter_chooses (V2) through the protocol."""
+    pool = make_pool()
+    spec = parse_bot(str(SAMPLE_HEURISTIC))
+    heuristic_py = pool.start(spec)
+    rules = Rules(
+        num_players=5,
+        target_score=40,
+        omnibus=True,
+        moon_scoring="shooter_chooses",
+        queen_breaks_hearts=True,
+        points_on_first_trick=True,
+    )
+    players = [heuristic_py, builtin_player("random"), heuristic_py, builtin_player("random")]
+    players.append(heuristic_py)
+    record, _ = play(tmp_path, players, rules=rules, seed=5)
+    assert record.faults == ({},) * 5
+
+
+def test_referee_match_command(tmp_path: pathlib.Path, launched_pids):
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        cli,
+        [
+            "match",
+            str(SAMPLE_HEURISTIC),
+            "random",
+            str(SAMPLE_RANDOM),
+            "heuristic",
+            "--seed",
+            "7",
+            "--target",
+            "40",
+            "--out",
+            str(out),
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout[result.stdout.index("{") :])
+    assert data["bots"] == ["heuristic-py", "random", "random-py", "heuristic"]
+    assert data["faults"] == [{}, {}, {}, {}]
+    records = load(out / "game.jsonl")
+    assert records[-1]["type"] == "game_end"
+    assert records[-1]["scores"] == data["scores"]
+    assert len(launched_pids) == 2
+    assert_no_process_left(launched_pids)
+
+
+def test_referee_match_summary(tmp_path: pathlib.Path, launched_pids):
+    result = CliRunner().invoke(
+        cli,
+        [
+            "match",
+            str(SAMPLE_RANDOM),
+            "random",
+            "random",
+            "--seed",
+            "3",
+            "--target",
+            "30",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "random-py" in result.stdout
+    assert "ms/decision" in result.stdout
+    assert_no_process_left(launched_pids)
