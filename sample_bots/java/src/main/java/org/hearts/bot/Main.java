@@ -75,8 +75,13 @@ public final class Main {
         HeartsBotService.NAME, HeartsBotService.VERSION, host, server.getPort());
 
     CountDownLatch stop = new CountDownLatch(1);
-    Signal.handle(new Signal("TERM"), sig -> stop.countDown());
-    Signal.handle(new Signal("INT"), sig -> stop.countDown());
+    for (String name : new String[] {"TERM", "INT"}) {
+      try {
+        Signal.handle(new Signal(name), sig -> stop.countDown());
+      } catch (IllegalArgumentException e) {
+        System.err.println("cannot handle SIG" + name + ": " + e.getMessage());
+      }
+    }
     stop.await();
 
     System.err.println("shutting down");
