@@ -27,8 +27,12 @@ def cli(verbose: int) -> None:
 
 def _register() -> None:
     from referee.cli import match
+    from referee.cli.standings import standings
+    from referee.cli.tournament import tournament
 
     cli.add_command(match.match)
+    cli.add_command(tournament)
+    cli.add_command(standings)
 
 
 _register()

@@ -1,0 +1,67 @@
+"""``referee standings OUTPUT_DIR``: standings recomputed from a tournament's journal."""
+
+from __future__ import annotations
+
+import pathlib
+
+import click
+
+from referee.standings import FORMATS, RANKING_KEYS, render
+from referee.tournament import Layout, TournamentError, load_standings, read_journal
+
+
+@click.command()
+@click.argument(
+    "out_dir",
+    metavar="OUTPUT_DIR",
+    type=click.Path(exists=True, file_okay=False, path_type=pathlib.Path),
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="table",
+    show_default=True,
+    help="table and markdown show standings and head-to-head; csv the standings rows; json both.",
+)
+@click.option(
+    "--ranking",
+    type=click.Choice(RANKING_KEYS),
+    default=None,
+    help="Rank by this key instead of the config's (see docs/config.md).",
+)
+def standings(out_dir: pathlib.Path, fmt: str, ranking: str | None) -> None:
+    """Ranked standings and head-to-head of the tournament in OUTPUT_DIR.
+
+    Recomputed from the journal (journal.jsonl); says on stderr when the
+    tournament is unfinished or game logs are missing.
+    """
+    try:
+        table = load_standings(out_dir, ranking=ranking)
+        missing = _missing_logs(out_dir)
+    except TournamentError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(render(table, fmt), nl=False)
+    if not table.complete:
+        click.echo(
+            f"unfinished: {table.games_played} of {table.games_scheduled} games played; "
+            "run the tournament command again to resume it",
+            err=True,
+        )
+    if missing:
+        shown = ", ".join(missing[:5]) + (
+            f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        )
+        click.echo(f"warning: {len(missing)} game log(s) missing: {shown}", err=True)
+
+
+def _missing_logs(out_dir: pathlib.Path) -> list[str]:
+    """The journaled games whose log file is not in the folder."""
+    layout = Layout(out_dir)
+    missing = []
+    for entry in read_journal(layout.journal):
+        if entry["type"] == "game":
+            path = entry.get("log_path") or f"games/{entry['game_id']}.jsonl"
+            if not (out_dir / path).is_file():
+                missing.append(path)
+    return missing

@@ -1,0 +1,126 @@
+"""``referee tournament CONFIG.yaml``: run or resume a tournament and print the standings."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shlex
+import sys
+import threading
+
+import click
+
+from referee.config import ConfigError, load_config
+from referee.standings import FORMATS, render
+from referee.tournament import JournalError, Progress, RunResult, Tournament, TournamentError
+
+
+@click.command()
+@click.argument(
+    "config_path", metavar="CONFIG.yaml", type=click.Path(dir_okay=False, path_type=pathlib.Path)
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=pathlib.Path),
+    default=None,
+    help="Output folder (default: the config's output, else runs/NAME).",
+)
+@click.option(
+    "--fresh",
+    is_flag=True,
+    help="Start over: move an existing output folder aside instead of resuming it.",
+)
+@click.option(
+    "-j",
+    "--concurrency",
+    type=click.IntRange(1, 256),
+    default=None,
+    help="Games played at once (default: the config's concurrency, else the CPU count).",
+)
+@click.option("-q", "--quiet", is_flag=True, help="No progress display.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="table",
+    show_default=True,
+    help="How to print the standings at the end.",
+)
+def tournament(
+    config_path: pathlib.Path,
+    out_dir: pathlib.Path | None,
+    fresh: bool,
+    concurrency: int | None,
+    quiet: bool,
+    fmt: str,
+) -> None:
+    """Run the tournament described by CONFIG.yaml, or resume it.
+
+    Builds the bot folders that need it, plays every scheduled game
+    (concurrently), shows progress on stderr and prints the standings.
+    Run the same command again after an interruption (Ctrl-C, a crash, a
+    kill) and it carries on where it stopped. The config's keys are
+    documented in docs/config.md.
+    """
+    try:
+        config = load_config(config_path)
+    except ConfigError as error:
+        raise click.ClickException(str(error)) from None
+    runner = Tournament(
+        config,
+        out_dir=out_dir,
+        fresh=fresh,
+        concurrency=concurrency,
+        progress=Progress(enabled=not quiet),
+        echo=lambda text: click.echo(text, err=True),
+    )
+    try:
+        result = runner.run()
+    except (TournamentError, JournalError) as error:
+        raise click.ClickException(str(error)) from None
+    if result.interrupted:
+        _interrupted(result)
+    if result.standings is not None:
+        click.echo(render(result.standings, fmt), nl=False)
+    _summary(result)
+    if result.errors:
+        raise click.ClickException(
+            f"{len(result.errors)} game(s) failed with a referee error and were not counted "
+            f"(first: {result.errors[0]}); run the same command again to retry them"
+        )
+
+
+def _resume_command() -> str:
+    """The command line that resumes this run (without --fresh)."""
+    args = [a for a in sys.argv[1:] if a != "--fresh"]
+    return shlex.join(["referee", *args])
+
+
+def _interrupted(result: RunResult) -> None:
+    why = result.signal_name or "interrupt"
+    click.echo(
+        f"\n{why}: stopped after {result.games_done} of {result.games_scheduled} games "
+        f"(the journal in {result.out_dir} is intact).\n"
+        f"To resume, run the same command again:\n  {_resume_command()}",
+        err=True,
+    )
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if (
+        result.lingering
+        and threading.active_count() > 1
+        and threading.current_thread() is threading.main_thread()
+    ):
+        # Games abandoned mid-flight may still be winding down in worker threads: do not wait.
+        os._exit(130)
+    sys.exit(130)
+
+
+def _summary(result: RunResult) -> None:
+    rate = result.games_played / result.elapsed_s * 60 if result.elapsed_s else 0.0
+    click.echo(
+        f"{result.games_played} games played in {result.elapsed_s:.1f} s ({rate:.1f}/min); "
+        f"{result.games_done} of {result.games_scheduled} done; output: {result.out_dir}",
+        err=True,
+    )

@@ -1,0 +1,538 @@
+"""Tournament configuration: load a YAML file, check every key, and say what is wrong.
+
+A config is checked completely before any bot is built or started. Every
+mistake raises :class:`ConfigError` with a message that names the file, the
+key path and what was expected, for example::
+
+    tournaments/x.yaml: rules.moon_scoring: expected one of add_to_others,
+    subtract_from_self, shooter_chooses, got 'add'
+
+Unknown keys get a "did you mean" suggestion. The keys are documented one by
+one in docs/config.md.
+
+>>> import pathlib, tempfile
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (folder / "t.yaml").write_text("bots: {a: random, b: random, c: heuristic, d: heuristic}")
+>>> config = load_config(folder / "t.yaml")
+>>> [bot.name for bot in config.bots], config.rules.num_players
+(['a', 'b', 'c', 'd'], 4)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import hashlib
+import json
+import math
+import os
+import pathlib
+import re
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+import yaml
+
+from referee.bots import BotSpec, BotSpecError, parse_bot
+from referee.engine import MoonScoring, Rules, RulesError, TieRule
+from referee.policy import FaultPolicy, TimeControl
+from referee.standings import RANKING_KEYS
+
+__all__ = [
+    "LIMIT_KEYS",
+    "RANKING_KEYS",
+    "BuildConfig",
+    "ConfigError",
+    "ScheduleConfig",
+    "TournamentConfig",
+    "load_config",
+    "parse_config",
+]
+
+#: Resource limits a launched bot may be given (see referee/sandbox.py).
+LIMIT_KEYS = ("memory_bytes", "cpu_seconds", "processes", "open_files", "output_bytes")
+BOT_PROCESSES = ("shared", "per_table")
+#: Above this many tables, all combinations need an explicit ``schedule.max_tables``.
+MAX_FULL_TABLES = 10_000
+
+_TOP_KEYS = (
+    "name",
+    "seed",
+    "bots",
+    "rules",
+    "schedule",
+    "time_control",
+    "fault_policy",
+    "limits",
+    "bot_processes",
+    "concurrency",
+    "build",
+    "output",
+    "ranking",
+)
+_BOT_KEYS = ("bot", "limits")
+_SCHEDULE_KEYS = ("deal_sets", "duplicate", "all_permutations", "max_tables")
+_BUILD_KEYS = ("parallel", "timeout_s")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+\-]{0,63}$")
+_SIZE = re.compile(r"^\s*(\d+)\s*([KMG]i?B?|B)?\s*$", re.IGNORECASE)
+#: Hints for keys people put in the wrong place.
+_MOVED = {
+    ("schedule", "table_size"): "the table size is rules.num_players",
+    ("schedule", "num_players"): "the table size is rules.num_players",
+    ("", "num_players"): "the table size is rules.num_players",
+    ("", "target_score"): "it goes under rules:",
+    ("", "move_time_ms"): "it goes under time_control:",
+    ("", "max_faults"): "it goes under fault_policy:",
+}
+
+T = TypeVar("T")
+
+
+class ConfigError(ValueError):
+    """A config that cannot be used; the message names the file, key path and expectation."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ScheduleConfig:
+    """How tables and games are made (see referee/schedule.py)."""
+
+    #: Duplicate sets (fresh deal sequences) per table.
+    deal_sets: int = 1
+    #: Replay each deal sequence with the seats rotated.
+    duplicate: bool = True
+    #: With ``duplicate``, every permutation of the seats instead of the rotations.
+    all_permutations: bool = False
+    #: Play a balanced sample of at most this many tables; None plays every combination.
+    max_tables: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class BuildConfig:
+    """How bot folders with a build step are built before play."""
+
+    #: Builds run at the same time.
+    parallel: int = 2
+    #: A build taking longer fails.
+    timeout_s: float = 1800.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentConfig:
+    """A checked tournament config; paths are resolved, defaults filled in."""
+
+    #: The file it came from (as given), for messages.
+    path: pathlib.Path
+    name: str
+    #: The configured seed; None when the runner picks one (and saves it).
+    seed: int | None
+    bots: tuple[BotSpec, ...]
+    rules: Rules
+    schedule: ScheduleConfig
+    time_control: TimeControl
+    fault_policy: FaultPolicy
+    #: Default resource limits of launched bots (a bot's own ``limits`` override them).
+    limits: Mapping[str, int]
+    bot_processes: str
+    concurrency: int
+    build: BuildConfig
+    #: The output folder (resolved against the config file's folder).
+    output: pathlib.Path
+    ranking: str
+
+    @property
+    def table_size(self) -> int:
+        return self.rules.num_players
+
+    def bot(self, name: str) -> BotSpec:
+        """The spec of the bot called ``name``."""
+        for spec in self.bots:
+            if spec.name == name:
+                return spec
+        raise KeyError(name)
+
+    def canonical(self) -> dict[str, Any]:
+        """What decides the games, as plain data: the basis of :meth:`digest`.
+
+        Concurrency, output folder, ranking key and build settings are left
+        out: they may change between runs of the same tournament.
+        """
+        return {
+            "name": self.name,
+            "seed": self.seed,
+            "bots": {spec.name: spec.to_dict() for spec in self.bots},
+            "rules": _plain(self.rules.to_dict()),
+            "schedule": self.schedule.to_dict(),
+            "time_control": self.time_control.to_dict(),
+            "fault_policy": self.fault_policy.to_dict(),
+            "bot_processes": self.bot_processes,
+        }
+
+    def digest(self) -> str:
+        """A hash of :meth:`canonical`: equal for configs that play the same games."""
+        text = json.dumps(self.canonical(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if hasattr(value, "value"):
+        return value.value
+    return value
+
+
+# Reading YAML ---------------------------------------------------------------------------
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A safe loader that refuses a key given twice in one mapping."""
+
+
+def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node)  # type: ignore[no-untyped-call]
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"key {key!r} is given twice", key_node.start_mark
+            )
+        seen.add(key)
+    loader.flatten_mapping(node)
+    return {
+        loader.construct_object(k, deep=True): loader.construct_object(v, deep=True)  # type: ignore[no-untyped-call]
+        for k, v in node.value
+    }
+
+
+_UniqueKeyLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+    _construct_mapping,  # type: ignore[arg-type]
+)
+
+
+def load_config(path: str | os.PathLike[str], *, cpu_count: int | None = None) -> TournamentConfig:
+    """Read and check the tournament config at ``path``."""
+    path = pathlib.Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
+    try:
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader subclass
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{path}: not valid YAML: {_yaml_message(error)}") from None
+    return parse_config(data, path=path, cpu_count=cpu_count)
+
+
+def _yaml_message(error: yaml.YAMLError) -> str:
+    mark = getattr(error, "problem_mark", None)
+    problem = getattr(error, "problem", None) or str(error)
+    if mark is not None:
+        return f"line {mark.line + 1}, column {mark.column + 1}: {problem}"
+    return str(problem)
+
+
+# Checking -------------------------------------------------------------------------------
+
+
+class _Section:
+    """One mapping of the config, read key by key with errors naming the key path."""
+
+    def __init__(self, file: pathlib.Path, where: str, data: Any, known: tuple[str, ...]) -> None:
+        self.file = file
+        self.where = where
+        if data is None:
+            data = {}
+        if not isinstance(data, dict):
+            raise self.error(where or "(top level)", f"expected a mapping, got {_show(data)}")
+        self.data = data
+        self._check_keys(known)
+
+    def path(self, key: str) -> str:
+        return f"{self.where}.{key}" if self.where else key
+
+    def error(self, key_path: str, message: str) -> ConfigError:
+        return ConfigError(f"{self.file}: {key_path}: {message}")
+
+    def _check_keys(self, known: tuple[str, ...]) -> None:
+        for key in self.data:
+            if key in known:
+                continue
+            moved = _MOVED.get((self.where, str(key)))
+            if moved:
+                raise self.error(self.path(str(key)), f"unknown key; {moved}")
+            close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]!r}?" if close else f"expected one of {', '.join(known)}"
+            raise self.error(self.path(str(key)), f"unknown key; {hint}")
+
+    def get(self, key: str, check: Callable[[str, Any], T], default: T) -> T:
+        """The value of ``key`` checked by ``check(key_path, value)``, or ``default``."""
+        if key not in self.data or self.data[key] is None:
+            return default
+        return check(self.path(key), self.data[key])
+
+    def section(self, key: str, known: tuple[str, ...]) -> _Section:
+        return _Section(self.file, self.path(key), self.data.get(key), known)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return repr(value)
+
+
+def parse_config(
+    data: Any,
+    *,
+    path: str | os.PathLike[str] = "config.yaml",
+    cpu_count: int | None = None,
+) -> TournamentConfig:
+    """Check the config ``data`` (as loaded from YAML) read from ``path``."""
+    file = pathlib.Path(path)
+    base = file.resolve().parent
+    top = _Section(file, "", data, _TOP_KEYS)
+    if "bots" not in top.data:
+        raise top.error("bots", "missing; expected a mapping of bot names to bots")
+    name = top.get(
+        "name", _checker(top, _name_value, "a name of letters, digits or _.+-"), file.stem
+    )
+    seed = top.get("seed", _checker(top, _int_value, "an integer"), None)
+    rules = _rules(top)
+    limits = _limits(top, "limits", top.data.get("limits"))
+    bots = _bots(top, base, limits)
+    schedule = _schedule(top, len(bots), rules.num_players)
+    time_control = _policy(top, "time_control", TimeControl)
+    fault_policy = _policy(top, "fault_policy", FaultPolicy)
+    bot_processes = top.get("bot_processes", _choice(top, BOT_PROCESSES), "shared")
+    default_concurrency = max(1, cpu_count or os.cpu_count() or 1)
+    concurrency = top.get("concurrency", _int_range(top, 1, 256), default_concurrency)
+    build = _build(top)
+    output = top.get("output", _checker(top, _str_value, "a folder path"), None)
+    out_path = (base / output) if output else pathlib.Path("runs") / name
+    ranking = top.get("ranking", _choice(top, RANKING_KEYS), "points")
+    return TournamentConfig(
+        path=file,
+        name=name,
+        seed=seed,
+        bots=bots,
+        rules=rules,
+        schedule=schedule,
+        time_control=time_control,
+        fault_policy=fault_policy,
+        limits=limits,
+        bot_processes=bot_processes,
+        concurrency=concurrency,
+        build=build,
+        output=out_path,
+        ranking=ranking,
+    )
+
+
+def _checker(
+    section: _Section, convert: Callable[[Any], T | None], expected: str
+) -> Callable[[str, Any], T]:
+    """A check that converts a value or reports ``expected``."""
+
+    def check(key_path: str, value: Any) -> T:
+        result = convert(value)
+        if result is None:
+            raise section.error(key_path, f"expected {expected}, got {_show(value)}")
+        return result
+
+    return check
+
+
+def _int_value(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _bool_value(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+def _str_value(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _name_value(value: Any) -> str | None:
+    return value if isinstance(value, str) and _NAME.match(value) else None
+
+
+def _int_range(section: _Section, low: int, high: int | None = None) -> Callable[[str, Any], int]:
+    def check(key_path: str, value: Any) -> int:
+        if _int_value(value) is None or value < low or (high is not None and value > high):
+            span = f"{low} to {high}" if high is not None else f"at least {low}"
+            raise section.error(key_path, f"expected an integer {span}, got {_show(value)}")
+        return int(value)
+
+    return check
+
+
+def _choice(section: _Section, choices: tuple[str, ...]) -> Callable[[str, Any], str]:
+    def check(key_path: str, value: Any) -> str:
+        if value not in choices:
+            raise section.error(
+                key_path, f"expected one of {', '.join(choices)}, got {_show(value)}"
+            )
+        return str(value)
+
+    return check
+
+
+def _rules(top: _Section) -> Rules:
+    fields = tuple(f.name for f in dataclasses.fields(Rules))
+    section = top.section("rules", fields)
+    checks: dict[str, Callable[[str, Any], Any]] = {
+        "num_players": _int_range(section, 3, 7),
+        "target_score": _int_range(section, 1),
+        "moon_scoring": _choice(section, tuple(m.value for m in MoonScoring)),
+        "tie_rule": _choice(section, tuple(t.value for t in TieRule)),
+    }
+    values: dict[str, Any] = {}
+    for key in fields:
+        check = checks.get(key, _checker(section, _bool_value, "true or false"))
+        if key in section.data and section.data[key] is not None:
+            values[key] = check(section.path(key), section.data[key])
+    try:
+        return Rules(**values)
+    except RulesError as error:
+        raise section.error("rules", str(error)) from None
+
+
+def _policy(top: _Section, key: str, kind: type[T]) -> T:
+    fields = tuple(f.name for f in dataclasses.fields(kind))  # type: ignore[arg-type]
+    section = top.section(key, fields)
+    values = {f: section.get(f, _int_range(section, 0), None) for f in fields}
+    try:
+        return kind(**{k: v for k, v in values.items() if v is not None})
+    except ValueError as error:
+        field = next((f for f in fields if str(error).startswith(f)), "")
+        raise section.error(section.path(field) if field else key, str(error)) from None
+
+
+def _schedule(top: _Section, num_bots: int, table_size: int) -> ScheduleConfig:
+    section = top.section("schedule", _SCHEDULE_KEYS)
+    boolean = _checker(section, _bool_value, "true or false")
+    schedule = ScheduleConfig(
+        deal_sets=section.get("deal_sets", _int_range(section, 1), 1),
+        duplicate=section.get("duplicate", boolean, True),
+        all_permutations=section.get("all_permutations", boolean, False),
+        max_tables=section.get("max_tables", _int_range(section, 1), None),
+    )
+    if schedule.all_permutations and not schedule.duplicate:
+        raise section.error(
+            section.path("all_permutations"), "needs duplicate: true (it replaces the rotations)"
+        )
+    if num_bots < table_size:
+        raise top.error(
+            "bots",
+            f"a table of {table_size} (rules.num_players) needs at least {table_size} bots, "
+            f"got {num_bots}",
+        )
+    tables = math.comb(num_bots, table_size)
+    if schedule.max_tables is None and tables > MAX_FULL_TABLES:
+        raise section.error(
+            section.path("max_tables"),
+            f"{num_bots} bots make {tables} tables of {table_size}; "
+            f"set max_tables (at most {MAX_FULL_TABLES}) for a balanced sample",
+        )
+    return schedule
+
+
+def _build(top: _Section) -> BuildConfig:
+    section = top.section("build", _BUILD_KEYS)
+
+    def seconds(key_path: str, value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+            raise section.error(key_path, f"expected a positive number of seconds, got {value!r}")
+        return float(value)
+
+    return BuildConfig(
+        parallel=section.get("parallel", _int_range(section, 1, 64), 2),
+        timeout_s=section.get("timeout_s", seconds, 1800.0),
+    )
+
+
+def _limits(parent: _Section, key: str, data: Any) -> dict[str, int]:
+    section = _Section(parent.file, parent.path(key), data, LIMIT_KEYS)
+
+    def size(key_path: str, value: Any) -> int:
+        number = _size_value(value)
+        if number is None or number <= 0:
+            raise section.error(
+                key_path, f"expected a positive integer (or a size like 512M), got {_show(value)}"
+            )
+        return number
+
+    values = {k: section.get(k, size, 0) for k in LIMIT_KEYS}
+    return {k: v for k, v in values.items() if v}
+
+
+def _size_value(value: Any) -> int | None:
+    """An int, or a size string such as ``512M`` / ``2GiB`` (powers of 1024)."""
+    if _int_value(value) is not None:
+        return int(value)
+    if not isinstance(value, str):
+        return None
+    match = _SIZE.match(value)
+    if not match:
+        return None
+    unit = (match.group(2) or "B").upper()[0]
+    return int(match.group(1)) * {"B": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[unit]
+
+
+def _bots(top: _Section, base: pathlib.Path, limits: Mapping[str, int]) -> tuple[BotSpec, ...]:
+    data = top.data["bots"]
+    if not isinstance(data, dict) or not data:
+        raise top.error(
+            "bots", f"expected a mapping of bot names to bots (name: random), got {_show(data)}"
+        )
+    return tuple(_bot(top, str(name), value, base, limits) for name, value in data.items())
+
+
+def _bot(
+    top: _Section, name: str, value: Any, base: pathlib.Path, limits: Mapping[str, int]
+) -> BotSpec:
+    key_path = f"bots.{name}"
+    if not _NAME.match(name):
+        raise top.error(
+            key_path,
+            "a bot name must be 1-64 letters, digits or _.+- (it names files), "
+            "starting with a letter or digit",
+        )
+    own_limits: dict[str, int] = {}
+    if isinstance(value, dict):
+        section = _Section(top.file, key_path, value, _BOT_KEYS)
+        if "bot" not in value:
+            raise top.error(
+                key_path, "missing key 'bot' (a built-in, host:port, command or folder)"
+            )
+        text = value["bot"]
+        own_limits = _limits(section, "limits", value.get("limits"))
+    else:
+        text = value
+    if not isinstance(text, str):
+        raise top.error(
+            key_path,
+            "expected a built-in name, host:port, a command with {port} or a folder, "
+            f"got {_show(text)}",
+        )
+    try:
+        spec = parse_bot(text, name=name, base=base)
+    except BotSpecError as error:
+        raise top.error(key_path, str(error)) from None
+    if own_limits and spec.command is None:
+        raise top.error(
+            f"{key_path}.limits", "limits apply only to launched bots (a command or a folder)"
+        )
+    if spec.command is not None and (limits or own_limits):
+        spec = dataclasses.replace(spec, limits={**limits, **own_limits})
+    return spec

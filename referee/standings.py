@@ -1,0 +1,523 @@
+"""Standings: ranked figures per bot and head-to-head, computed from journal entries.
+
+Everything here is a pure function of the journal's ``game`` entries (see
+docs/config.md for the journal format), so standings can be recomputed at any
+time (``referee standings``) and tested from a hand-made journal.
+
+Per bot:
+
+- ``games``; ``wins``, ties shared (a win shared by k seats counts 1/k);
+  ``avg_placement`` (1 = first; tied seats share the better placement);
+- ``points_per_hand``: the mean over the bot's duplicate sets of its mean
+  points per hand in that set, with a 95% confidence interval from Student's
+  t over those per-set means (a duplicate set is the unit of statistics: its
+  games share the deals, so they are not independent);
+- ``moons`` shot, ``faults`` by kind, ``forfeits``;
+- an OpenSkill Plackett-Luce rating (``mu``, ``sigma`` and the conservative
+  ``ordinal`` = mu - 3 sigma), rating each game by its placements, games taken
+  in schedule order so that the rating does not depend on which game finished
+  first.
+
+The ranking key (``ranking``) is one of :data:`RANKING_KEYS`; the default,
+``points``, ranks by average points per hand (lower is better; ties broken by
+ordinal). Bots that never started or whose build failed are ranked last,
+with the reason.
+
+>>> entry = {"type": "game", "game_id": "g1", "index": 0, "table": 1, "deal_set": 1,
+...          "bots": ["a", "b", "c"], "scores": [10, 30, 86], "placements": [1, 2, 3],
+...          "winners": [0], "hand_scores": [[10, 30, 86]], "moons": [0, 0, 0],
+...          "faults": [{}, {}, {}], "forfeited": [False, False, False]}
+>>> table = compute_standings([entry], bots=["a", "b", "c"])
+>>> [(b.rank, b.bot, b.wins, b.points_per_hand) for b in table.bots]
+[(1, 'a', 1.0, 10.0), (2, 'b', 0.0, 30.0), (3, 'c', 0.0, 86.0)]
+"""
+
+from __future__ import annotations
+
+import collections
+import csv
+import dataclasses
+import io
+import json
+import math
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from openskill.models import PlackettLuce
+from tabulate import tabulate
+
+__all__ = [
+    "FORMATS",
+    "RANKING_KEYS",
+    "STANDINGS_FORMAT",
+    "STANDINGS_VERSION",
+    "BotStanding",
+    "HeadToHead",
+    "Standings",
+    "compute_standings",
+    "render",
+    "t_quantile_975",
+]
+
+#: ``format`` and ``version`` of the JSON standings (a versioned contract).
+STANDINGS_FORMAT = "hearts-referee/standings"
+STANDINGS_VERSION = 1
+RANKING_KEYS = ("points", "ordinal", "wins", "placement")
+FORMATS = ("table", "markdown", "csv", "json")
+
+#: Bot statuses: played normally, never started (stood in), or left out after a failed build.
+OK, DID_NOT_START, BUILD_FAILED = "ok", "did_not_start", "build_failed"
+
+# Student's t, two-sided 95% (0.975 quantile), for 1..30 degrees of freedom.
+_T975 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
+_Z975 = 1.959964
+
+
+def t_quantile_975(df: int) -> float:
+    """The 0.975 quantile of Student's t with ``df`` degrees of freedom.
+
+    A table up to 30, then the Cornish-Fisher expansion (error < 1e-4).
+
+    >>> t_quantile_975(4), round(t_quantile_975(120), 3)
+    (2.776, 1.98)
+    """
+    if df < 1:
+        raise ValueError("df must be at least 1")
+    if df <= len(_T975):
+        return _T975[df - 1]
+    z = _Z975
+    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class HeadToHead:
+    """How one bot fared against another at the tables they shared."""
+
+    ahead: int = 0
+    tied: int = 0
+    behind: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.ahead + self.tied + self.behind
+
+    @property
+    def score(self) -> float | None:
+        """Share of the games finished ahead, ties counting half."""
+        return (self.ahead + self.tied / 2) / self.games if self.games else None
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class BotStanding:
+    """One row of the standings."""
+
+    rank: int
+    bot: str
+    status: str = OK
+    #: Why the bot was ranked last (status not ok).
+    reason: str = ""
+    #: Things worth knowing that did not rank it last (a failed start in one run).
+    notes: tuple[str, ...] = ()
+    games: int = 0
+    wins: float = 0.0
+    avg_placement: float | None = None
+    points_per_hand: float | None = None
+    #: 95% confidence interval of points_per_hand (None with fewer than 2 sets).
+    points_ci95: tuple[float, float] | None = None
+    duplicate_sets: int = 0
+    hands: int = 0
+    moons: int = 0
+    faults: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    forfeits: int = 0
+    mu: float = 0.0
+    sigma: float = 0.0
+    ordinal: float = 0.0
+    ms_per_decision: float | None = None
+
+    @property
+    def fault_count(self) -> int:
+        return sum(self.faults.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["notes"] = list(self.notes)
+        data["faults"] = dict(sorted(self.faults.items()))
+        data["points_ci95"] = list(self.points_ci95) if self.points_ci95 else None
+        return data
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Standings:
+    """Ranked standings and the head-to-head table."""
+
+    name: str
+    ranking: str
+    games_played: int
+    #: Games in the schedule (None when unknown).
+    games_scheduled: int | None
+    bots: tuple[BotStanding, ...]
+    #: head_to_head[a][b]: how a fared against b.
+    head_to_head: Mapping[str, Mapping[str, HeadToHead]]
+
+    @property
+    def complete(self) -> bool:
+        return self.games_scheduled is not None and self.games_played >= self.games_scheduled
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON contract (``format`` / ``version``; documented in docs/config.md)."""
+        return {
+            "format": STANDINGS_FORMAT,
+            "version": STANDINGS_VERSION,
+            "tournament": self.name,
+            "ranking": self.ranking,
+            "games_played": self.games_played,
+            "games_scheduled": self.games_scheduled,
+            "complete": self.complete,
+            "bots": [b.to_dict() for b in self.bots],
+            "head_to_head": {
+                a: {b: dataclasses.asdict(h) for b, h in row.items()}
+                for a, row in self.head_to_head.items()
+            },
+        }
+
+
+# Computing -------------------------------------------------------------------------------
+
+
+class _Tally:
+    """Running sums for one bot."""
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.wins = 0.0
+        self.placements = 0
+        self.hands = 0
+        self.points = 0
+        self.moons = 0
+        self.faults: collections.Counter[str] = collections.Counter()
+        self.forfeits = 0
+        self.decisions = 0
+        self.think_ms = 0.0
+        #: (table, deal set) -> [points, hands]
+        self.sets: dict[tuple[Any, Any], list[int]] = {}
+
+    def add(self, entry: Mapping[str, Any], seat: int) -> None:
+        hand_points = [hand[seat] for hand in entry["hand_scores"]]
+        self.games += 1
+        winners = entry["winners"]
+        if seat in winners:
+            self.wins += 1 / len(winners)
+        self.placements += entry["placements"][seat]
+        self.hands += len(hand_points)
+        self.points += sum(hand_points)
+        self.moons += entry["moons"][seat]
+        self.faults.update(entry["faults"][seat])
+        self.forfeits += bool(entry["forfeited"][seat])
+        if "decisions" in entry:
+            self.decisions += entry["decisions"][seat]
+            self.think_ms += entry["think_ms"][seat]
+        key = (entry.get("table", entry["game_id"]), entry.get("deal_set", 1))
+        sums = self.sets.setdefault(key, [0, 0])
+        sums[0] += sum(hand_points)
+        sums[1] += len(hand_points)
+
+    def points_per_hand(self) -> tuple[float | None, tuple[float, float] | None]:
+        """Mean of the per-set means, and its 95% t interval."""
+        means = [points / hands for points, hands in self.sets.values() if hands]
+        if not means:
+            return None, None
+        mean = statistics.fmean(means)
+        if len(means) < 2:
+            return mean, None
+        half = t_quantile_975(len(means) - 1) * statistics.stdev(means) / math.sqrt(len(means))
+        return mean, (mean - half, mean + half)
+
+
+def _game_entries(entries: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The distinct game entries in schedule order (journal order when no index)."""
+    seen: dict[str, tuple[int, int, Mapping[str, Any]]] = {}
+    for position, entry in enumerate(entries):
+        if entry.get("type", "game") != "game" or entry["game_id"] in seen:
+            continue
+        seen[entry["game_id"]] = (entry.get("index", position), position, entry)
+    return [entry for _, _, entry in sorted(seen.values(), key=lambda v: v[:2])]
+
+
+def _bot_statuses(
+    entries: Iterable[Mapping[str, Any]], excluded: Mapping[str, str]
+) -> dict[str, tuple[str, str, list[str]]]:
+    """Status, reason and notes per bot from the journal's ``bot`` entries."""
+    started: set[str] = set()
+    failures: dict[str, list[str]] = collections.defaultdict(list)
+    for entry in entries:
+        if entry.get("type") != "bot":
+            continue
+        if entry.get("status") == "started":
+            started.add(entry["bot"])
+        elif entry.get("reason"):
+            run = f"run {entry['run']}: " if "run" in entry else ""
+            failures[entry["bot"]].append(f"{run}{entry['reason']}")
+    result: dict[str, tuple[str, str, list[str]]] = {}
+    for bot, reason in excluded.items():
+        result[bot] = (BUILD_FAILED, reason, [])
+    for bot, reasons in failures.items():
+        if bot in result:
+            continue
+        if bot in started:
+            result[bot] = (OK, "", sorted(set(reasons)))
+        else:
+            result[bot] = (DID_NOT_START, reasons[-1], [])
+    return result
+
+
+def compute_standings(
+    entries: Iterable[Mapping[str, Any]],
+    *,
+    bots: Sequence[str],
+    excluded: Mapping[str, str] | None = None,
+    ranking: str = "points",
+    name: str = "",
+    games_scheduled: int | None = None,
+) -> Standings:
+    """Standings from journal ``entries`` (game and bot entries; others are ignored).
+
+    ``bots`` are the bots of the tournament in config order (a bot that
+    played no game still gets a row); ``excluded`` maps the bots left out
+    (a failed build) to the reason.
+    """
+    if ranking not in RANKING_KEYS:
+        raise ValueError(f"ranking must be one of {', '.join(RANKING_KEYS)}, not {ranking!r}")
+    entries = list(entries)
+    excluded = dict(excluded or {})
+    games = _game_entries(entries)
+    names = list(dict.fromkeys([*bots, *excluded, *(b for g in games for b in g["bots"])]))
+    tallies = {b: _Tally() for b in names}
+    h2h: dict[str, dict[str, list[int]]] = {a: {} for a in names}
+    model = PlackettLuce()
+    ratings = {b: model.rating(name=b) for b in names}
+    for game in games:
+        seats = game["bots"]
+        for seat, bot in enumerate(seats):
+            tallies[bot].add(game, seat)
+        _head_to_head(h2h, seats, game["placements"])
+        rated = model.rate([[ratings[b]] for b in seats], ranks=list(game["placements"]))
+        for bot, team in zip(seats, rated, strict=True):
+            ratings[bot] = team[0]
+    statuses = _bot_statuses(entries, excluded)
+    rows = [_row(b, tallies[b], ratings[b], statuses.get(b, (OK, "", []))) for b in names]
+    rows.sort(key=_sort_key(ranking))
+    ranked = tuple(dataclasses.replace(row, rank=i) for i, row in enumerate(rows, start=1))
+    table = {
+        a: {b: HeadToHead(*counts) for b, counts in sorted(row.items())} for a, row in h2h.items()
+    }
+    return Standings(
+        name=name,
+        ranking=ranking,
+        games_played=len(games),
+        games_scheduled=games_scheduled,
+        bots=ranked,
+        head_to_head=table,
+    )
+
+
+def _head_to_head(
+    h2h: dict[str, dict[str, list[int]]], seats: Sequence[str], placements: Sequence[int]
+) -> None:
+    for i, a in enumerate(seats):
+        for j, b in enumerate(seats):
+            if i == j:
+                continue
+            counts = h2h[a].setdefault(b, [0, 0, 0])
+            if placements[i] < placements[j]:
+                counts[0] += 1
+            elif placements[i] == placements[j]:
+                counts[1] += 1
+            else:
+                counts[2] += 1
+
+
+def _row(bot: str, tally: _Tally, rating: Any, status: tuple[str, str, list[str]]) -> BotStanding:
+    mean, ci = tally.points_per_hand()
+    return BotStanding(
+        rank=0,
+        bot=bot,
+        status=status[0],
+        reason=status[1],
+        notes=tuple(status[2]),
+        games=tally.games,
+        wins=round(tally.wins, 6),
+        avg_placement=tally.placements / tally.games if tally.games else None,
+        points_per_hand=mean,
+        points_ci95=ci,
+        duplicate_sets=len(tally.sets),
+        hands=tally.hands,
+        moons=tally.moons,
+        faults=dict(tally.faults),
+        forfeits=tally.forfeits,
+        mu=rating.mu,
+        sigma=rating.sigma,
+        ordinal=rating.ordinal(),
+        ms_per_decision=tally.think_ms / tally.decisions if tally.decisions else None,
+    )
+
+
+def _sort_key(ranking: str) -> Any:
+    """Sort key for a ranking: playing bots by the key, then the rest by name."""
+
+    def key(row: BotStanding) -> tuple[Any, ...]:
+        if row.status != OK:
+            return (2, 0.0, 0.0, row.bot)
+        if not row.games:
+            return (1, 0.0, 0.0, row.bot)
+        assert row.points_per_hand is not None and row.avg_placement is not None
+        by = {
+            "points": (row.points_per_hand, -row.ordinal),
+            "ordinal": (-row.ordinal, row.points_per_hand),
+            "wins": (-row.wins / row.games, row.points_per_hand),
+            "placement": (row.avg_placement, row.points_per_hand),
+        }[ranking]
+        return (0, *by, row.bot)
+
+    return key
+
+
+# Rendering ---------------------------------------------------------------------------------
+
+
+def _num(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _faults_text(faults: Mapping[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(faults.items())) or "-"
+
+
+_HEADERS = [
+    "rank",
+    "bot",
+    "games",
+    "wins",
+    "avg place",
+    "pts/hand",
+    "95% CI",
+    "mu",
+    "sigma",
+    "ordinal",
+    "moons",
+    "faults",
+    "forfeits",
+    "status",
+]
+
+
+def _table_rows(standings: Standings) -> list[list[Any]]:
+    rows = []
+    for b in standings.bots:
+        ci = b.points_ci95
+        status = b.status if b.status == OK else f"{b.status}: {b.reason}"
+        if b.notes:
+            status += " (" + "; ".join(b.notes) + ")"
+        rows.append(
+            [
+                b.rank,
+                b.bot,
+                b.games,
+                f"{b.wins:g}",
+                _num(b.avg_placement),
+                _num(b.points_per_hand, 3),
+                f"{ci[0]:.2f} .. {ci[1]:.2f}" if ci else "-",
+                _num(b.mu),
+                _num(b.sigma),
+                _num(b.ordinal),
+                b.moons,
+                _faults_text(b.faults),
+                b.forfeits,
+                status,
+            ]
+        )
+    return rows
+
+
+def _h2h_rows(standings: Standings) -> tuple[list[str], list[list[str]]]:
+    order = [b.bot for b in standings.bots]
+    rows = []
+    for a in order:
+        cells = []
+        for b in order:
+            h = standings.head_to_head.get(a, {}).get(b)
+            cells.append(f"{h.score:.0%} ({h.games})" if h and h.games else "-")
+        rows.append([a, *cells])
+    return ["ahead of ->", *order], rows
+
+
+def _title(standings: Standings) -> str:
+    played = standings.games_played
+    scheduled = "?" if standings.games_scheduled is None else standings.games_scheduled
+    state = "" if standings.complete else " (incomplete)"
+    name = f"{standings.name}: " if standings.name else ""
+    return f"{name}{played} of {scheduled} games{state}; ranked by {standings.ranking}"
+
+
+def render(standings: Standings, fmt: str = "table") -> str:
+    """The standings as ``table`` / ``markdown`` (both tables), ``csv`` (rows) or ``json``."""
+    if fmt == "json":
+        return json.dumps(standings.to_dict(), indent=2)
+    if fmt == "csv":
+        return _csv(standings)
+    if fmt not in ("table", "markdown"):
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    style = "github" if fmt == "markdown" else "simple"
+    headers, h2h = _h2h_rows(standings)
+    parts = [
+        ("## " if fmt == "markdown" else "") + _title(standings),
+        tabulate(_table_rows(standings), headers=_HEADERS, tablefmt=style, disable_numparse=True),
+        "",
+        ("## " if fmt == "markdown" else "")
+        + "Head to head: how often the row's bot finished ahead of the column's (ties half; games)",
+        tabulate(h2h, headers=headers, tablefmt=style, disable_numparse=True),
+    ]
+    return "\n".join(parts) + "\n"
+
+
+_CSV_FIELDS = [
+    "rank",
+    "bot",
+    "status",
+    "games",
+    "wins",
+    "avg_placement",
+    "points_per_hand",
+    "ci95_low",
+    "ci95_high",
+    "duplicate_sets",
+    "hands",
+    "moons",
+    "faults",
+    "forfeits",
+    "mu",
+    "sigma",
+    "ordinal",
+    "ms_per_decision",
+    "reason",
+]
+
+
+def _csv(standings: Standings) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(_CSV_FIELDS)
+    for b in standings.bots:
+        data = b.to_dict()
+        ci = b.points_ci95 or (None, None)
+        data.update(
+            ci95_low=ci[0],
+            ci95_high=ci[1],
+            faults=";".join(f"{k}={v}" for k, v in sorted(b.faults.items())),
+        )
+        writer.writerow(["" if data[f] is None else data[f] for f in _CSV_FIELDS])
+    return out.getvalue()
