@@ -1,0 +1,133 @@
+"""The protocol conversions (referee/protocol.py) round-trip, for random game states."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from referee import protocol
+from referee.engine import (
+    Card,
+    GameState,
+    MoonScoring,
+    Phase,
+    Rules,
+    SeatView,
+    TieRule,
+    card_list,
+)
+from referee.pb.hearts.v1 import hearts_pb2 as pb
+
+VARIANTS = [
+    Rules(),
+    Rules(num_players=3, omnibus=True, target_score=60),
+    Rules(num_players=5, queen_breaks_hearts=True, points_on_first_trick=True),
+    Rules(num_players=6, moon_scoring=MoonScoring.SHOOTER_CHOOSES, tie_rule=TieRule.SHARE),
+    Rules(num_players=7, moon_scoring=MoonScoring.SUBTRACT_FROM_SELF, tie_rule=TieRule.LAST_HAND),
+]
+
+
+def random_views(rules: Rules, seed: int, every: int = 3) -> Iterator[tuple[GameState, SeatView]]:
+    """Views of the seat to play at every ``every``-th play of a random game."""
+    rng = random.Random(seed)
+    state = GameState.new(rules, seed)
+    plays = 0
+    while not state.is_over:
+        if state.phase is Phase.PASSING:
+            for seat in state.to_act():
+                state.pass_cards(seat, rng.sample(card_list(state.hands[seat]), 3))
+        elif state.phase is Phase.PLAYING:
+            plays += 1
+            if plays % every == 0:
+                yield state, state.view(state.current)
+            state.play(rng.choice(card_list(state.legal_mask())))
+        else:
+            state.choose_moon_scoring(state.current, rng.choice(list(MoonScoring)[:2]))
+
+
+def _wire(message):  # type: ignore[no-untyped-def]
+    """The message as the other side gets it: serialised and parsed."""
+    return type(message).FromString(message.SerializeToString())
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: f"{r.num_players}p")
+def test_play_request_round_trip(rules: Rules) -> None:
+    checked = 0
+    for seed in range(3):
+        for _, view in random_views(rules, seed):
+            request = _wire(protocol.play_request("g", view, "d", 1000, 500))
+            assert protocol.view_from_play_request(request, rules) == view
+            assert request.game_id == "g" and request.decision_id == "d"
+            assert (request.clock.move_time_ms, request.clock.time_bank_ms) == (1000, 500)
+            assert len(request.points_taken) == len(request.scores) == rules.num_players
+            checked += 1
+    assert checked > 50
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: f"{r.num_players}p")
+def test_other_requests(rules: Rules) -> None:
+    state = GameState.new(rules, 9)
+    for seat in range(rules.num_players):
+        view = state.view(seat)
+        deal = _wire(protocol.deal_hand_request("g", view))
+        assert protocol.cards_from_pb(deal.hand) == card_list(view.dealt)
+        assert deal.pass_to == view.pass_to == (seat + 1) % rules.num_players
+        assert deal.pass_direction == pb.PASS_DIRECTION_LEFT
+        request = _wire(protocol.pass_request("g", view, "d", 100, 0))
+        assert protocol.cards_from_pb(request.hand) == card_list(view.hand)
+        assert request.count == 3 and request.hand_number == 1
+        start = _wire(protocol.start_game_request("g", seat, ["a"] * rules.num_players, rules))
+        assert start.rules.cards_per_player == rules.cards_per_player
+        assert protocol.cards_from_pb(start.rules.removed_cards) == rules.removed_cards
+        assert protocol.rules_from_pb(start.rules) == rules
+
+
+def test_end_of_hand_and_game() -> None:
+    rules = Rules(target_score=30)
+    states = [state for state, _ in random_views(rules, 4, every=1)]
+    state = states[-1]
+    assert state is not None and state.outcome is not None
+    result = state.hand_results[-1]
+    end = _wire(protocol.end_hand_request("g", 2, result))
+    assert tuple(end.hand_scores) == result.scores
+    assert tuple(end.scores) == result.totals
+    assert end.moon_shooter == (-1 if result.moon_shooter is None else result.moon_shooter)
+    assert tuple(protocol.trick_from_pb(t) for t in end.tricks) == result.tricks
+    over = _wire(protocol.end_game_request("g", 2, state.outcome, True))
+    assert tuple(over.placements) == state.outcome.placements
+    assert over.forfeited
+
+
+def test_every_card_round_trips() -> None:
+    for index in range(52):
+        message = protocol.card_to_pb(index)
+        assert message.suit == index // 13 + 1 and message.rank == index % 13 + 2
+        assert protocol.card_from_pb(_wire(message)) == Card(index)
+    assert str(protocol.card_from_pb(pb.Card(suit=pb.SUIT_SPADES, rank=pb.RANK_QUEEN))) == "QS"
+
+
+@pytest.mark.parametrize(
+    "card",
+    [
+        pb.Card(),
+        pb.Card(suit=pb.SUIT_HEARTS),
+        pb.Card(rank=pb.RANK_TWO),
+        pb.Card(suit=5, rank=2),
+        pb.Card(suit=1, rank=1),
+        pb.Card(suit=1, rank=15),
+        pb.Card(suit=-1, rank=3),
+    ],
+)
+def test_bad_cards_are_malformed(card: pb.Card) -> None:
+    with pytest.raises(protocol.MalformedAnswer):
+        protocol.card_from_pb(_wire(card))
+
+
+def test_moon_choices() -> None:
+    assert protocol.moon_choice_from_pb(1) is MoonScoring.ADD_TO_OTHERS
+    assert protocol.moon_choice_from_pb(2) is MoonScoring.SUBTRACT_FROM_SELF
+    for bad in (0, 3, 7, -1):
+        with pytest.raises(protocol.MalformedAnswer):
+            protocol.moon_choice_from_pb(bad)
