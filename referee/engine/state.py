@@ -141,6 +141,15 @@ class Outcome:
     hands_played: int
 
 
+# Trick's generated __init__ (frozen) costs twice as much as setting its four
+# slots directly; _finish_trick makes one per trick, so it does the latter.
+_new_trick = object.__new__
+_set_leader = Trick.__dict__["leader"].__set__
+_set_plays = Trick.__dict__["plays"].__set__
+_set_winner = Trick.__dict__["winner"].__set__
+_set_points = Trick.__dict__["points"].__set__
+
+
 # Actions ---------------------------------------------------------------------
 
 
@@ -191,18 +200,21 @@ def deal(rules: Rules, seed: int | str, hand_number: int) -> list[int]:
     SHAKE-256("hearts/deal/{seed}/{hand_number}"), the i-th key for the i-th
     card; seat s gets the s-th run of ``cards_per_player`` cards.
     """
-    cards = card_list(rules.deck)
-    digest = hashlib.shake_256(f"hearts/deal/{seed}/{hand_number}".encode()).digest(8 * len(cards))
-    keys = struct.unpack(f">{len(cards)}Q", digest)
-    order = sorted(range(len(cards)), key=keys.__getitem__)
+    bits = _DECK_BITS.get(rules.deck)
+    if bits is None:
+        bits = _DECK_BITS[rules.deck] = [1 << c for c in card_list(rules.deck)]
+    m = len(bits)
+    digest = hashlib.shake_256(f"hearts/deal/{seed}/{hand_number}".encode()).digest(8 * m)
+    keys = struct.unpack(f">{m}Q", digest)
+    order = sorted(range(m), key=keys.__getitem__)
+    bit_of = bits.__getitem__
     k = rules.cards_per_player
-    hands = []
-    for s in range(rules.num_players):
-        mask = 0
-        for i in order[s * k : (s + 1) * k]:
-            mask |= 1 << cards[i]
-        hands.append(mask)
-    return hands
+    # The bits are distinct, so their sum is their union.
+    return [sum(map(bit_of, order[s * k : (s + 1) * k])) for s in range(rules.num_players)]
+
+
+# The one-bit masks of a deck's cards in index order, by deck (see deal).
+_DECK_BITS: dict[int, list[int]] = {}
 
 
 class GameState:
@@ -516,7 +528,8 @@ class GameState:
 
     def pass_cards(self, seat: int, cards: Iterable[int]) -> None:
         """``seat`` passes ``cards`` (R2). The exchange happens when all have passed."""
-        self._check_phase(Phase.PASSING, "pass cards")
+        if self.phase is not _PASSING:
+            self._check_phase(_PASSING, "pass cards")
         if not isinstance(seat, int) or not 0 <= seat < self.n:
             raise NotYourTurnError(f"no seat {seat!r} at a table of {self.n}")
         if self.passed[seat] is not None:
@@ -541,17 +554,19 @@ class GameState:
                 f"seat {seat} does not hold {format_cards(missing, symbols=True)}"
             )
         self.passed[seat] = mask
-        if all(p is not None for p in self.passed):
+        if None not in self.passed:
             self._exchange()
 
     def _exchange(self) -> None:
         n = self.n
+        hands, passed, received = self.hands, self.passed, self.received
+        offset = self.pass_direction.offset(n)
         for s in range(n):
-            self.hands[s] &= ~self.passed[s]  # type: ignore[operator]
+            hands[s] &= ~passed[s]  # type: ignore[operator]
         for s in range(n):
-            to = self.pass_to(s)
-            self.hands[to] |= self.passed[s]  # type: ignore[operator]
-            self.received[to] = self.passed[s]  # type: ignore[assignment]
+            to = (s + offset) % n
+            hands[to] |= passed[s]  # type: ignore[operator]
+            received[to] = passed[s]  # type: ignore[assignment]
         self._start_play()
 
     def play(self, card: int, seat: int | None = None) -> None:
@@ -604,12 +619,9 @@ class GameState:
         mask = self.trick_mask
         # The highest card of the led suit wins (R4); find who played it.
         best = (mask & _SUIT_MASKS[self.lead_suit]).bit_length() - 1
-        winner = -1
-        cards = []
-        for s, c in plays:
+        for winner, c in plays:  # noqa: B007 (the loop finds the winner)
             if c == best:
-                winner = s
-            cards.append((s, _CARD[c]))
+                break
         points = (mask & HEARTS).bit_count()
         if mask & _QS_BIT:
             points += 13
@@ -617,7 +629,11 @@ class GameState:
             points -= 10
         self.taken[winner] |= mask
         self.points_taken[winner] += points
-        trick = Trick(self.trick_leader, tuple(cards), winner, points)
+        trick = _new_trick(Trick)
+        _set_leader(trick, self.trick_leader)
+        _set_plays(trick, tuple([(s, _CARD[c]) for s, c in plays]))
+        _set_winner(trick, winner)
+        _set_points(trick, points)
         self.tricks.append(trick)
         self.last_trick = trick
         self.trick_plays = []
