@@ -37,7 +37,7 @@ from referee.players import (
     builtin_player,
 )
 from referee.players.base import Deadline
-from referee.policy import FaultPolicy, TimeControl
+from referee.policy import FaultPolicy, Limits, TimeControl
 
 __all__ = [
     "BotPool",
@@ -219,8 +219,11 @@ class BotPool:
         log_dir: str | os.PathLike[str],
         time_control: TimeControl | None = None,
         fault_policy: FaultPolicy | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.log_dir = pathlib.Path(log_dir)
+        #: Default resource limits of launched bots; a spec's own limits override them.
+        self.limits = limits or Limits()
         self.time_control = time_control or TimeControl()
         self.fault_policy = fault_policy or FaultPolicy()
         self._players: dict[str, Player] = {}
@@ -255,7 +258,7 @@ class BotPool:
                 handshake_timeout_s=max(tc.notify_timeout_ms / 1000, 5.0),
                 max_restarts=policy.max_restarts,
                 max_message_bytes=policy.max_message_bytes,
-                limits=spec.limits,
+                limits={**self.limits.to_dict(), **spec.limits},
             )
             self._connections.append(bot)
             bot.start()

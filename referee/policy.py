@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-__all__ = ["FaultPolicy", "TimeControl"]
+__all__ = ["FaultPolicy", "Limits", "TimeControl"]
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -63,6 +63,41 @@ class FaultPolicy:
                 raise ValueError(f"{f.name} must be a non-negative integer, not {value!r}")
         if self.max_message_bytes < 1024:
             raise ValueError("max_message_bytes must be at least 1024")
+
+    def to_dict(self) -> dict[str, int]:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Limits:
+    """Resource limits of a launched bot, enforced by referee/sandbox.py; 0 is no limit.
+
+    Memory, CPU time and processes are measured over the bot and everything
+    it spawns; a bot over a limit is stopped, recorded with a fault of that
+    kind (``memory_limit``, ``cpu_limit``, ``process_limit``) and restarted
+    within the restart budget. Output beyond ``output_bytes`` per stream file
+    is dropped (the bot goes on).
+    """
+
+    #: Resident memory of the bot and its children together.
+    memory_bytes: int = 2 * 1024**3
+    #: CPU seconds over the life of one bot process (and its children).
+    cpu_seconds: int = 3600
+    #: Processes and threads of the bot and its children together.
+    processes: int = 512
+    #: Open files per process (RLIMIT_NOFILE).
+    open_files: int = 1024
+    #: Size of each captured output file (stdout, stderr).
+    output_bytes: int = 10 * 1024**2
+    #: Address space per process (RLIMIT_AS); off by default, as the JVM, V8
+    #: and Go reserve far more address space than they use.
+    address_space_bytes: int = 0
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{f.name} must be a non-negative integer, not {value!r}")
 
     def to_dict(self) -> dict[str, int]:
         return dataclasses.asdict(self)

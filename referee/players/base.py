@@ -33,6 +33,7 @@ class FaultKind:
     DUPLICATE_CARDS = "duplicate_cards"
     MEMORY_LIMIT = "memory_limit"
     CPU_LIMIT = "cpu_limit"
+    PROCESS_LIMIT = "process_limit"
     START_FAILED = "start_failed"
     HANDSHAKE = "handshake"
 

@@ -42,6 +42,13 @@ _PASSED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "PYTHONPATH", "
 
 ResourceLimits = Mapping[str, int]
 
+# The sandbox's exit codes when it stopped a bot at a limit (see referee/sandbox.py).
+_LIMIT_EXITS = {
+    243: FaultKind.MEMORY_LIMIT,
+    244: FaultKind.CPU_LIMIT,
+    245: FaultKind.PROCESS_LIMIT,
+}
+
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that was free a moment ago."""
@@ -195,6 +202,8 @@ class LaunchedBot(Connection):
         code = self._proc.poll() if self._proc else None
         if code is None:
             return "still running"
+        if code in _LIMIT_EXITS:
+            return f"stopped at its {_LIMIT_EXITS[code].replace('_', ' ')}"
         if code > 128:
             with contextlib.suppress(ValueError):
                 return f"killed by {signal.Signals(code - 128).name}"
@@ -203,9 +212,12 @@ class LaunchedBot(Connection):
     def _died_kind(self) -> str:
         """The fault kind of a dead process: a resource limit, or a plain crash."""
         code = self._proc.poll() if self._proc else None
+        kind = _LIMIT_EXITS.get(code) if code is not None else None
+        if kind:
+            return kind
         if code == 128 + signal.SIGXCPU:
             return FaultKind.CPU_LIMIT
-        if self.limits.get("memory_bytes"):
+        if self.limits.get("address_space_bytes"):
             tail = self._stderr_tail(20).lower()
             if any(sign in tail for sign in ("memoryerror", "bad_alloc", "out of memory")):
                 return FaultKind.MEMORY_LIMIT
