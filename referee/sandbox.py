@@ -286,7 +286,7 @@ def main(argv: list[str]) -> int:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             _apply_rlimits(limits)
             os.execvp(command[0], command)
-        except BaseException as error:  # noqa: BLE001 - report any exec failure
+        except BaseException as error:
             _say(f"cannot run {command[0]!r}: {error}")
             os._exit(127)
     if pump:
