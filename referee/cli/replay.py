@@ -1,0 +1,211 @@
+"""``referee replay``: a game in the terminal, trick by trick, or as an HTML page."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import pathlib
+from typing import Any
+
+import click
+from tabulate import tabulate
+
+from referee.gamelog import LogError
+from referee.render_text import render_chunks
+from referee.replay import COMPASS, Game, load_game
+
+__all__ = ["replay"]
+
+_JOURNAL = "journal.jsonl"
+_GAMES = "games"
+
+
+@click.command()
+@click.argument(
+    "source", metavar="LOG_OR_DIR", type=click.Path(exists=True, path_type=pathlib.Path)
+)
+@click.option("--game", "game_id", help="The game to show from a tournament folder (its id).")
+@click.option("--hand", type=click.IntRange(min=1), help="Show only this hand.")
+@click.option(
+    "--seat",
+    help="Show the game as this seat saw it: a seat number, N/E/S/W, or a bot name.",
+)
+@click.option("--step", is_flag=True, help="Wait for a key after each trick (q quits).")
+@click.option(
+    "--html",
+    "html_out",
+    type=click.Path(dir_okay=False, writable=True, path_type=pathlib.Path),
+    help="Write a self-contained HTML replay to this file instead.",
+)
+@click.option(
+    "--color/--no-color",
+    default=None,
+    help="Colour the suits (default: when the output is a terminal).",
+)
+def replay(
+    source: pathlib.Path,
+    game_id: str | None,
+    hand: int | None,
+    seat: str | None,
+    step: bool,
+    html_out: pathlib.Path | None,
+    color: bool | None,
+) -> None:
+    """Replay a game: every deal, pass and trick, with faults, scores and totals.
+
+    \b
+    LOG_OR_DIR is a game log (a .jsonl file), or a tournament output folder:
+    then --game ID picks the game, and without it the games are listed.
+
+    \b
+    Examples:
+      referee replay runs/match-1/game.jsonl
+      referee replay runs/match-1/game.jsonl --hand 3 --seat S --step
+      referee replay out/example --game t1-d1-r0
+      referee replay runs/match-1/game.jsonl --html replay.html
+    """
+    if source.is_dir():
+        if game_id is None:
+            click.echo(list_games(source))
+            return
+        source = _game_log(source, game_id)
+    elif game_id is not None:
+        raise click.UsageError("--game picks a game from a tournament folder, not from a log")
+    game = _load(source)
+    viewer = _parse_seat(game, seat) if seat is not None else None
+    if hand is not None and not any(h.number == hand for h in game.hands):
+        raise click.BadParameter(f"the log has hands 1 to {len(game.hands)}", param_hint="--hand")
+    if html_out is not None:
+        _write_html(game, html_out, viewer, hand)
+        return
+    _print(game, viewer, hand, step=step, color=color)
+
+
+def _load(path: pathlib.Path) -> Game:
+    """Read the log, warning (not failing) when it is damaged after the header."""
+    try:
+        game = load_game(path, strict=False)
+    except LogError as error:
+        raise click.ClickException(str(error)) from None
+    if game.damage is not None:
+        click.echo(
+            f"warning: {game.damage}; showing the game up to there",
+            err=True,
+        )
+    return game
+
+
+def _print(
+    game: Game, viewer: int | None, hand: int | None, *, step: bool, color: bool | None
+) -> None:
+    for chunk in render_chunks(game, seat=viewer, hand=hand, color=True):
+        click.echo(chunk.text, color=color)
+        if step and chunk.kind == "trick" and not _wait_key():
+            return
+
+
+def _wait_key() -> bool:
+    """Wait for a key press; False when it was q (or Ctrl-C / end of input)."""
+    click.echo(click.style("  -- a key: next trick, q: quit --", dim=True), nl=False, err=True)
+    try:
+        key = click.getchar()
+    except (KeyboardInterrupt, EOFError):
+        key = "q"
+    click.echo("\r" + " " * 40 + "\r", nl=False, err=True)
+    return key not in ("q", "Q", "\x03", "\x04")
+
+
+def _write_html(game: Game, out: pathlib.Path, viewer: int | None, hand: int | None) -> None:
+    from referee.render_html import render_html
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_html(game, seat=viewer, hand=hand), encoding="utf-8")
+    click.echo(f"wrote {out}: open it in a browser (file://{out.resolve()})", err=True)
+
+
+def _parse_seat(game: Game, text: str) -> int:
+    """A seat from its number, its compass letter (at four) or its bot's name."""
+    value = text.strip()
+    if value.isdigit() and int(value) < game.n:
+        return int(value)
+    if game.n == 4 and value.upper() in COMPASS:
+        return COMPASS.index(value.upper())
+    for s in game.seats:
+        if s.bot == value:
+            return s.seat
+    names = [s.bot for s in game.seats]
+    raise click.BadParameter(
+        f"no seat {text!r}: give 0-{game.n - 1}"
+        + (", N, E, S, W" if game.n == 4 else "")
+        + f" or a bot ({', '.join(names)})",
+        param_hint="--seat",
+    )
+
+
+# Tournament folders ----------------------------------------------------------------
+
+
+def _journal_games(folder: pathlib.Path) -> list[dict[str, Any]]:
+    """The game entries of a folder's journal (a torn or bad line is skipped)."""
+    path = folder / _JOURNAL
+    if not path.is_file():
+        raise click.UsageError(
+            f"{folder} is neither a game log nor a tournament folder (no {_JOURNAL})"
+        )
+    games = []
+    with open(path, encoding="utf-8") as handle:
+        for text in handle:
+            try:
+                entry = json.loads(text)
+            except ValueError:
+                continue
+            if (
+                isinstance(entry, dict)
+                and entry.get("type", "game") == "game"
+                and "game_id" in entry
+            ):
+                games.append(entry)
+    return games
+
+
+def list_games(folder: pathlib.Path) -> str:
+    """The folder's games with their results, as a table."""
+    games = _journal_games(folder)
+    if not games:
+        return f"{folder}: no finished game in the journal yet"
+    rows = []
+    for entry in games:
+        bots = entry.get("bots", [])
+        scores = entry.get("scores", [])
+        winners = ", ".join(str(bots[w]) for w in entry.get("winners", []) if w < len(bots))
+        faults = sum(sum(f.values()) for f in entry.get("faults", []) if isinstance(f, dict))
+        rows.append(
+            [
+                entry["game_id"],
+                "  ".join(f"{b} {s}" for b, s in zip(bots, scores, strict=False)),
+                winners,
+                len(entry.get("hand_scores", [])),
+                faults or "",
+            ]
+        )
+    table = tabulate(rows, headers=["game", "bots and totals by seat", "winner", "hands", "faults"])
+    return f"{table}\n\n{len(games)} games; show one with: referee replay {folder} --game ID"
+
+
+def _game_log(folder: pathlib.Path, game_id: str) -> pathlib.Path:
+    """The log of game ``game_id`` in a tournament folder."""
+    path = folder / _GAMES / f"{game_id}.jsonl"
+    if path.is_file():
+        return path
+    for entry in _journal_games(folder):
+        if entry["game_id"] == game_id and isinstance(entry.get("log_path"), str):
+            candidate = folder / entry["log_path"]
+            if candidate.is_file():
+                return candidate
+    known = [e["game_id"] for e in _journal_games(folder)]
+    known += (
+        [p.stem for p in (folder / _GAMES).glob("*.jsonl")] if (folder / _GAMES).is_dir() else []
+    )
+    close = difflib.get_close_matches(game_id, sorted(set(known)), n=3)
+    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    raise click.BadParameter(f"no game {game_id!r} in {folder}{hint}", param_hint="--game")

@@ -1,0 +1,84 @@
+"""``referee verify``: replay logs through the engine and check every record."""
+
+from __future__ import annotations
+
+import pathlib
+
+import click
+
+from referee.verify import Discrepancy, FolderReport, GameReport, verify_folder, verify_log
+
+__all__ = ["verify"]
+
+
+@click.command()
+@click.argument(
+    "paths",
+    metavar="LOG_OR_DIR...",
+    nargs=-1,
+    required=True,
+    type=click.Path(exists=True, path_type=pathlib.Path),
+)
+@click.option("-q", "--quiet", is_flag=True, help="Print only the problems.")
+def verify(paths: tuple[pathlib.Path, ...], quiet: bool) -> None:
+    """Check game logs, or tournament folders, against the rules engine.
+
+    \b
+    For each game: the deals are the seed's, every pass and play was legal,
+    every offered legal-move set was exactly the engine's, fallback moves are
+    the seeded ones, tricks, hand scores, moons and totals are the engine's,
+    and fault counts, forfeits and the final result add up. For a tournament
+    folder also: every journal entry has its log and agrees with it, and
+    standings.json agrees with standings recomputed from the journal.
+
+    Prints the first discrepancy of each game with its place (file:line,
+    hand, trick, seat) and exits with status 1 if there is any.
+    """
+    failed = False
+    for path in paths:
+        if path.is_dir():
+            failed |= not _folder(path, quiet)
+        else:
+            failed |= not _log(path, quiet)
+    if failed:
+        raise SystemExit(1)
+
+
+def _problem(problem: Discrepancy) -> None:
+    click.echo(click.style("FAIL ", fg="red", bold=True) + str(problem))
+
+
+def _log(path: pathlib.Path, quiet: bool) -> bool:
+    report = verify_log(path)
+    if report.problem:
+        _problem(report.problem)
+        return False
+    if not quiet:
+        click.echo(f"OK {path}: {_game_summary(report)}")
+    return True
+
+
+def _game_summary(report: GameReport) -> str:
+    return f"game {report.game_id}, {report.hands} hands, {report.records} records"
+
+
+def _folder(path: pathlib.Path, quiet: bool) -> bool:
+    report = verify_folder(path)
+    for problem in report.all_problems:
+        _problem(problem)
+    if not quiet:
+        for note in report.notes:
+            click.echo(f"note: {note}")
+    if report.ok and not quiet:
+        click.echo(f"OK {path}: {_folder_summary(report)}")
+    return report.ok
+
+
+def _folder_summary(report: FolderReport) -> str:
+    hands = sum(g.hands for g in report.games)
+    records = sum(g.records for g in report.games)
+    standings = "standings agree" if report.standings_checked else "no standings to check"
+    return (
+        f"{len(report.games)} games ({hands} hands, {records} records) replayed; "
+        f"the journal's {report.journal_entries} entries agree with the logs; {standings}"
+    )

@@ -1,0 +1,202 @@
+"""A game replay as one self-contained HTML file (``referee replay LOG --html OUT``).
+
+The page (``referee/templates/replay.html``: inline CSS and JavaScript, no
+network, no external fonts) shows the table from above and plays the game
+trick by trick. :func:`game_data` turns a :class:`~referee.replay.Game` into
+the JSON the page embeds; with ``seat`` set, only what that seat could see
+goes into the file (the other hands are sent as card counts), so a replay can
+be shared with a bot's author without revealing the other bots' cards.
+
+The page reads its position from the URL's fragment, which makes it
+testable and linkable: ``#hand=2&trick=5`` (trick 0 is the deal and the
+passes), ``view=N`` (show the hands as seat N saw them), ``autoplay`` or
+``autoplay=K`` (play on, or take K steps and pause) and ``speed=2``.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib.resources
+import json
+from typing import Any
+
+from referee.replay import Game, Hand, Note, PassMove, PlayMove, Trick
+
+__all__ = ["REPLAY_DATA_FORMAT", "game_data", "render_html"]
+
+#: The ``format`` of the JSON embedded in the page.
+REPLAY_DATA_FORMAT = "hearts-referee/replay-data"
+_DATA_MARK = "/*@GAME_DATA@*/null"
+_TITLE_MARK = "@TITLE@"
+
+
+def render_html(game: Game, *, seat: int | None = None, hand: int | None = None) -> str:
+    """The replay page for ``game``, as seen by ``seat`` (None: every hand shown).
+
+    ``hand`` is the hand the page opens at (the URL fragment still wins).
+    """
+    template = _template()
+    data = game_data(game, seat=seat)
+    if hand is not None:
+        data["start"] = {"hand": hand, "trick": 0}
+    title = f"Hearts replay: {game.game_id}" + (f" (as seat {seat})" if seat is not None else "")
+    page = template.replace(_TITLE_MARK, html.escape(title))
+    return page.replace(_DATA_MARK, _script_json(data), 1)
+
+
+def _template() -> str:
+    return (
+        importlib.resources.files("referee")
+        .joinpath("templates/replay.html")
+        .read_text(encoding="utf-8")
+    )
+
+
+def _script_json(data: dict[str, Any]) -> str:
+    """JSON that is safe inside a ``<script>`` element."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+
+
+def game_data(game: Game, *, seat: int | None = None) -> dict[str, Any]:
+    """The JSON the page plays: the game hand by hand, hidden cards left out."""
+    return {
+        "format": REPLAY_DATA_FORMAT,
+        "version": 1,
+        "game_id": game.game_id,
+        "seed": game.seed,
+        "rules": game.rules.to_dict(),
+        "seats": [
+            {
+                "seat": s.seat,
+                "label": game.label(s.seat),
+                "bot": s.bot,
+                "about": ", ".join(
+                    x for x in (f"{s.name} {s.version}".strip(), s.language, s.author) if x
+                ),
+            }
+            for s in game.seats
+        ],
+        "view": seat,
+        "hands": [_hand_data(game, h, seat) for h in game.hands],
+        "notes": [_note_data(n) for n in game.notes],
+        "end": _end_data(game),
+        "abort": game.abort,
+        "damage": str(game.damage) if game.damage else None,
+        "start": None,
+    }
+
+
+def _visible(seat: int | None, owner: int) -> bool:
+    return seat is None or seat == owner
+
+
+def _cards(cards: list[Any]) -> list[str]:
+    return [str(c) for c in sorted(cards)]
+
+
+def _hand_data(game: Game, hand: Hand, seat: int | None) -> dict[str, Any]:
+    n = game.n
+    return {
+        "number": hand.number,
+        "pass_direction": hand.pass_direction.value,
+        "dealt": [_cards(hand.dealt[s]) if _visible(seat, s) else None for s in range(n)],
+        "start": [_cards(hand.cards_at_play(s)) if _visible(seat, s) else None for s in range(n)],
+        "counts": [len(hand.dealt[s]) for s in range(n)],
+        "passes": [_pass_data(p, seat) for p in sorted(hand.passes, key=lambda p: p.seat)],
+        "tricks": [_trick_data(t, seat) for t in hand.tricks],
+        "moon_choice": (
+            {
+                "seat": hand.moon_choice.seat,
+                "choice": hand.moon_choice.choice,
+                "fallback": hand.moon_choice.fallback,
+                "fault": _fault_text(hand.moon_choice.fault, hand.moon_choice.seat, seat),
+            }
+            if hand.moon_choice
+            else None
+        ),
+        "result": (
+            {
+                "points": hand.result.points,
+                "scores": hand.result.scores,
+                "moon_shooter": hand.result.moon_shooter,
+                "moon_scoring": hand.result.moon_scoring,
+                "totals": hand.result.totals,
+            }
+            if hand.result
+            else None
+        ),
+        "totals_before": game.totals_before(hand.number),
+        "notes": [_note_data(note) for note in hand.notes],
+    }
+
+
+def _fault_text(fault: Any, owner: int, seat: int | None) -> str | None:
+    """The fault as text; in a seat view only the kind of another seat's fault."""
+    if fault is None:
+        return None
+    return str(fault) if _visible(seat, owner) else fault.kind
+
+
+def _pass_data(move: PassMove, seat: int | None) -> dict[str, Any]:
+    shown = _visible(seat, move.seat) or _visible(seat, move.to)
+    return {
+        "seat": move.seat,
+        "to": move.to,
+        "cards": _cards(move.cards) if shown else None,
+        "count": len(move.cards),
+        "fallback": move.fallback,
+        "fault": _fault_text(move.fault, move.seat, seat),
+        "answer": move.answer if move.answer and _visible(seat, move.seat) else None,
+    }
+
+
+def _play_data(play: PlayMove, seat: int | None) -> dict[str, Any]:
+    return {
+        "seat": play.seat,
+        "card": str(play.card),
+        "fallback": play.fallback,
+        "fault": _fault_text(play.fault, play.seat, seat),
+        "answer": play.answer if play.answer and _visible(seat, play.seat) else None,
+    }
+
+
+def _trick_data(trick: Trick, seat: int | None) -> dict[str, Any]:
+    return {
+        "number": trick.number,
+        "leader": trick.leader,
+        "plays": [_play_data(p, seat) for p in trick.plays],
+        "winner": trick.winner,
+        "points": trick.points,
+        "breaks_hearts": trick.breaks_hearts,
+    }
+
+
+def _note_data(note: Note) -> dict[str, Any]:
+    return {
+        "kind": note.kind,
+        "seat": note.seat,
+        "text": note.text,
+        "trick": note.trick,
+        "after_hand": note.after_hand,
+    }
+
+
+def _end_data(game: Game) -> dict[str, Any] | None:
+    end = game.end
+    if end is None:
+        return None
+    return {
+        "scores": end.scores,
+        "placements": end.placements,
+        "winners": end.winners,
+        "hands": end.hands,
+        "forfeited": end.forfeited,
+        "faults": end.faults,
+    }

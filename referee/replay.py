@@ -1,0 +1,670 @@
+"""Game logs as structured games, for replays and audits.
+
+:func:`load_game` reads a game log (see docs/log-format.md) into a
+:class:`Game`: the header, then hand by hand the deal, the passes, the tricks
+with their plays, the moon choice and the scoring, with each fault and
+forfeit where it happened. It checks the shape of the records (types, cards,
+order), not the rules: that is :mod:`referee.verify`, which replays the game
+through the engine. :func:`game_actions` and :func:`state_at` rebuild engine
+states from a game, to look at a position as the engine (or a bot) saw it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from referee.engine import (
+    QUEEN_OF_SPADES,
+    Action,
+    Card,
+    GameState,
+    InvalidCardError,
+    MoonChoice,
+    MoonScoring,
+    Pass,
+    PassDirection,
+    Play,
+    Rules,
+    RulesError,
+    Suit,
+    replay,
+)
+from referee.gamelog import LogError, read_log
+
+__all__ = [
+    "Fault",
+    "Game",
+    "GameEnd",
+    "Hand",
+    "HandEnd",
+    "MoonDecision",
+    "Note",
+    "PassMove",
+    "PlayMove",
+    "RecordError",
+    "Seat",
+    "Trick",
+    "card_field",
+    "cards_field",
+    "field",
+    "game_actions",
+    "load_game",
+    "state_at",
+]
+
+#: Seat labels at a table of four (RULES.md: seat 0 is North, play goes clockwise).
+COMPASS = ("N", "E", "S", "W")
+
+
+class RecordError(ValueError):
+    """A record whose fields are missing or of the wrong kind (no file or line yet)."""
+
+
+# Field access ---------------------------------------------------------------------
+
+
+def field(record: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
+    """``record[key]`` checked to be of ``kind`` (a bool is not an int here)."""
+    if key not in record:
+        raise RecordError(f"{record.get('type', 'the')} record has no {key!r}")
+    value = record[key]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    wrong_bool = isinstance(value, bool) and bool not in kinds
+    if wrong_bool or not isinstance(value, kinds):
+        names = " or ".join(_KIND_NAMES.get(k, k.__name__) for k in kinds)
+        raise RecordError(f"{record.get('type')} record: {key!r} should be {names}, not {value!r}")
+    return value
+
+
+_KIND_NAMES = {
+    int: "a number",
+    str: "a string",
+    list: "a list",
+    dict: "an object",
+    bool: "true/false",
+}
+
+
+def card_field(record: dict[str, Any], key: str) -> Card:
+    """A card string field (``"QS"``) as a :class:`Card`."""
+    text = field(record, key, str)
+    try:
+        return Card.parse(text)
+    except InvalidCardError:
+        raise RecordError(f"{record.get('type')} record: {key!r} is not a card: {text!r}") from None
+
+
+def cards_field(record: dict[str, Any], key: str) -> list[Card]:
+    """A list of card strings as cards."""
+    return parse_card_list(field(record, key, list), f"{record.get('type')} record: {key!r}")
+
+
+def parse_card_list(values: Sequence[Any], what: str) -> list[Card]:
+    """Card strings as cards; ``what`` names the list in the error."""
+    cards = []
+    for value in values:
+        try:
+            cards.append(Card.parse(value) if isinstance(value, str) else _not_a_card(value))
+        except InvalidCardError:
+            raise RecordError(f"{what} holds {value!r}, not a card") from None
+    return cards
+
+
+def _not_a_card(value: object) -> Card:
+    raise InvalidCardError(repr(value))
+
+
+def _int_list(record: dict[str, Any], key: str, size: int | None = None) -> list[int]:
+    values = field(record, key, list)
+    if any(not isinstance(v, int) or isinstance(v, bool) for v in values):
+        raise RecordError(f"{record.get('type')} record: {key!r} should hold numbers: {values!r}")
+    if size is not None and len(values) != size:
+        raise RecordError(
+            f"{record.get('type')} record: {key!r} has {len(values)} entries, not {size}"
+        )
+    return list(values)
+
+
+def _fault(record: dict[str, Any]) -> Fault | None:
+    raw = record.get("fault")
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise RecordError(f"{record.get('type')} record: 'fault' should be an object")
+    return Fault(kind=str(raw.get("kind", "?")), message=str(raw.get("message", "")))
+
+
+# The structured game -------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Fault:
+    """A fault as recorded: its kind (docs/log-format.md) and the referee's message."""
+
+    kind: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.message}" if self.message else self.kind
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Seat:
+    """A seat and the bot in it (from the header)."""
+
+    seat: int
+    bot: str
+    name: str = ""
+    version: str = ""
+    author: str = ""
+    language: str = ""
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class PassMove:
+    """One seat's pass."""
+
+    seat: int
+    to: int
+    cards: list[Card]
+    source: str
+    fault: Fault | None = None
+    #: What the bot sent when it was refused (card strings, maybe not cards).
+    answer: list[str] | None = None
+    decision: str = ""
+    ms: float = 0.0
+    line: int = 0
+
+    @property
+    def fallback(self) -> bool:
+        return self.source != "bot"
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class PlayMove:
+    """One card played to a trick."""
+
+    seat: int
+    card: Card
+    legal: list[Card]
+    source: str
+    fault: Fault | None = None
+    answer: str | None = None
+    decision: str = ""
+    ms: float = 0.0
+    line: int = 0
+
+    @property
+    def fallback(self) -> bool:
+        return self.source != "bot"
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class Trick:
+    """A trick: its plays in order and, once complete, the winner and points."""
+
+    number: int
+    leader: int
+    plays: list[PlayMove] = dataclasses.field(default_factory=list)
+    winner: int | None = None
+    points: int = 0
+    #: The first heart (or Q♠ with V1) of the hand was played to this trick.
+    breaks_hearts: bool = False
+    #: The line of the ``trick`` record (0 while the trick is incomplete).
+    line: int = 0
+
+    @property
+    def complete(self) -> bool:
+        return self.winner is not None
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class MoonDecision:
+    """The shooter's moon scoring choice (V2 ``shooter_chooses``)."""
+
+    seat: int
+    choice: str
+    source: str
+    fault: Fault | None = None
+    line: int = 0
+
+    @property
+    def fallback(self) -> bool:
+        return self.source != "bot"
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class HandEnd:
+    """The scoring of a hand as recorded."""
+
+    points: list[int]
+    scores: list[int]
+    moon_shooter: int | None
+    moon_scoring: str | None
+    totals: list[int]
+    line: int = 0
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class Note:
+    """A fault outside a decision (a notification RPC) or a forfeit."""
+
+    kind: str  # "fault" or "forfeit"
+    seat: int
+    text: str
+    #: The trick in progress or next (0 before the first play of the hand).
+    trick: int
+    #: When in the hand: "deal" (before any pass), "pass", "play" or "end" (after scoring).
+    stage: str = "deal"
+    #: The hand had been scored already (an EndHand fault).
+    after_hand: bool = False
+    line: int = 0
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class Hand:
+    """One hand: the deal, the passes, the tricks and the result."""
+
+    number: int
+    pass_direction: PassDirection
+    #: Cards dealt, by seat, before passing.
+    dealt: list[list[Card]]
+    passes: list[PassMove] = dataclasses.field(default_factory=list)
+    tricks: list[Trick] = dataclasses.field(default_factory=list)
+    moon_choice: MoonDecision | None = None
+    result: HandEnd | None = None
+    notes: list[Note] = dataclasses.field(default_factory=list)
+    line: int = 0
+
+    def pass_of(self, seat: int) -> PassMove | None:
+        """The pass ``seat`` made (None on a hold hand, or if it is not in the log)."""
+        return next((p for p in self.passes if p.seat == seat), None)
+
+    def pass_to(self, seat: int) -> PassMove | None:
+        """The pass ``seat`` received."""
+        return next((p for p in self.passes if p.to == seat), None)
+
+    def cards_at_play(self, seat: int) -> list[Card]:
+        """``seat``'s cards after the exchange, when the first trick starts (sorted)."""
+        given, got = self.pass_of(seat), self.pass_to(seat)
+        cards = set(self.dealt[seat]) - set(given.cards if given else ())
+        cards |= set(got.cards if got else ())
+        return sorted(cards)
+
+    def held(self, seat: int, after_trick: int) -> list[Card]:
+        """``seat``'s cards after ``after_trick`` tricks (0: before the first), sorted."""
+        played = {p.card for t in self.tricks[:after_trick] for p in t.plays if p.seat == seat}
+        return [c for c in self.cards_at_play(seat) if c not in played]
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class GameEnd:
+    """The ``game_end`` record."""
+
+    scores: list[int]
+    placements: list[int]
+    winners: list[int]
+    hands: int
+    forfeited: list[bool]
+    faults: list[dict[str, int]]
+    line: int = 0
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class Game:
+    """A game as its log tells it."""
+
+    path: str
+    game_id: str
+    seed: int | str
+    rules: Rules
+    seats: list[Seat]
+    meta: dict[str, Any]
+    started_at: str
+    header: dict[str, Any]
+    hands: list[Hand] = dataclasses.field(default_factory=list)
+    #: Faults and forfeits outside any hand (StartGame, EndGame).
+    notes: list[Note] = dataclasses.field(default_factory=list)
+    end: GameEnd | None = None
+    #: The ``game_abort`` record's reason, if the game was aborted.
+    abort: str | None = None
+    #: What stopped the reading of a damaged log (with ``strict=False``).
+    damage: LogError | None = None
+    #: The last line read.
+    last_line: int = 0
+
+    @property
+    def n(self) -> int:
+        return self.rules.num_players
+
+    @property
+    def names(self) -> list[str]:
+        return [s.bot for s in self.seats]
+
+    def hand(self, number: int) -> Hand:
+        """The hand numbered ``number`` (KeyError if the log has none)."""
+        for hand in self.hands:
+            if hand.number == number:
+                return hand
+        raise KeyError(number)
+
+    def label(self, seat: int) -> str:
+        """A short seat label: N/E/S/W at a table of four, else ``#`` and the seat number."""
+        return COMPASS[seat] if self.n == 4 else f"#{seat}"
+
+    def totals_before(self, number: int) -> list[int]:
+        """Running totals before hand ``number``, from the recorded hand results."""
+        totals = [0] * self.n
+        for hand in self.hands:
+            if hand.number >= number:
+                break
+            if hand.result is not None:
+                totals = list(hand.result.totals)
+        return totals
+
+
+# Reading --------------------------------------------------------------------------
+
+
+def load_game(path: str | os.PathLike[str], *, strict: bool = True) -> Game:
+    """Read a game log into a :class:`Game`.
+
+    A damaged log (not JSON, a wrong header, a record of the wrong shape or
+    out of order) raises :class:`~referee.gamelog.LogError` naming the file
+    and line; with ``strict=False`` the game read so far is returned instead,
+    with the error in :attr:`Game.damage` (the header must still be readable).
+    """
+    builder: _Builder | None = None
+    try:
+        for line, record in read_log(path):
+            if builder is None:
+                builder = _Builder(str(path), line, record)
+                continue
+            try:
+                builder.add(line, record)
+            except RecordError as error:
+                raise LogError(path, line, str(error)) from None
+    except LogError as error:
+        if strict or builder is None:
+            raise
+        builder.game.damage = error
+    if builder is None:
+        raise LogError(path, 1, "empty file: no game header")
+    return builder.game
+
+
+class _Builder:
+    """Adds records one by one to a :class:`Game`."""
+
+    def __init__(self, path: str, line: int, header: dict[str, Any]) -> None:
+        try:
+            self.game = _game_from_header(path, header)
+        except (RecordError, RulesError) as error:
+            raise LogError(path, line, f"bad game header: {error}") from None
+        self.game.last_line = line
+        self.hearts_broken = False
+
+    @property
+    def current(self) -> Hand:
+        if not self.game.hands:
+            raise RecordError("a record of a hand before the first deal")
+        return self.game.hands[-1]
+
+    def add(self, line: int, record: dict[str, Any]) -> None:
+        kind = record["type"]
+        handler = getattr(self, f"_add_{kind}", None)
+        if handler is None:
+            raise RecordError(f"unknown record type {kind!r}")
+        if self.game.end is not None and kind != "fault":
+            raise RecordError(f"a {kind} record after game_end")
+        handler(line, record)
+        self.game.last_line = line
+
+    def _hand_of(self, record: dict[str, Any]) -> Hand:
+        hand = self.current
+        number = field(record, "hand", int)
+        if number != hand.number:
+            raise RecordError(f"{record['type']} record of hand {number} during hand {hand.number}")
+        return hand
+
+    def _seat_of(self, record: dict[str, Any], key: str = "seat") -> int:
+        seat = field(record, key, int)
+        if not 0 <= seat < self.game.n:
+            raise RecordError(
+                f"{record['type']} record: no seat {seat} at a table of {self.game.n}"
+            )
+        return seat
+
+    def _add_deal(self, line: int, record: dict[str, Any]) -> None:
+        number = field(record, "hand", int)
+        expected = self.game.hands[-1].number + 1 if self.game.hands else 1
+        if number != expected:
+            raise RecordError(f"the deal of hand {number} where hand {expected} was due")
+        try:
+            direction = PassDirection(field(record, "pass_direction", str))
+        except ValueError:
+            raise RecordError(f"unknown pass_direction {record['pass_direction']!r}") from None
+        hands = field(record, "hands", list)
+        if len(hands) != self.game.n:
+            raise RecordError(f"deal record: {len(hands)} hands for {self.game.n} seats")
+        dealt = [
+            parse_card_list(h if isinstance(h, list) else [h], f"deal record: hand of seat {s}")
+            for s, h in enumerate(hands)
+        ]
+        self.game.hands.append(
+            Hand(number=number, pass_direction=direction, dealt=dealt, line=line)
+        )
+        self.hearts_broken = False
+
+    def _add_pass(self, line: int, record: dict[str, Any]) -> None:
+        hand = self._hand_of(record)
+        seat = self._seat_of(record)
+        answer = record.get("answer")
+        hand.passes.append(
+            PassMove(
+                seat=seat,
+                to=(seat + hand.pass_direction.offset(self.game.n)) % self.game.n,
+                cards=cards_field(record, "cards"),
+                source=field(record, "source", str),
+                fault=_fault(record),
+                answer=[str(a) for a in answer] if isinstance(answer, list) else None,
+                decision=str(record.get("decision", "")),
+                ms=float(record.get("ms") or 0),
+                line=line,
+            )
+        )
+
+    def _add_play(self, line: int, record: dict[str, Any]) -> None:
+        hand = self._hand_of(record)
+        number = field(record, "trick", int)
+        seat = self._seat_of(record)
+        trick = hand.tricks[-1] if hand.tricks else None
+        if trick is None or trick.complete:
+            done = trick.number if trick else 0
+            if number != done + 1:
+                raise RecordError(f"a play to trick {number} where trick {done + 1} was due")
+            trick = Trick(number=number, leader=seat)
+            hand.tricks.append(trick)
+        elif number != trick.number:
+            raise RecordError(f"a play to trick {number} while trick {trick.number} is open")
+        answer = record.get("answer")
+        move = PlayMove(
+            seat=seat,
+            card=card_field(record, "card"),
+            legal=cards_field(record, "legal"),
+            source=field(record, "source", str),
+            fault=_fault(record),
+            answer=None if answer is None else str(answer),
+            decision=str(record.get("decision", "")),
+            ms=float(record.get("ms") or 0),
+            line=line,
+        )
+        trick.plays.append(move)
+        if not self.hearts_broken and self._breaks(move.card):
+            self.hearts_broken = trick.breaks_hearts = True
+
+    def _breaks(self, card: Card) -> bool:
+        return card.suit is Suit.HEARTS or (
+            card == QUEEN_OF_SPADES and self.game.rules.queen_breaks_hearts
+        )
+
+    def _add_trick(self, line: int, record: dict[str, Any]) -> None:
+        hand = self._hand_of(record)
+        number = field(record, "trick", int)
+        trick = hand.tricks[-1] if hand.tricks else None
+        if trick is None or trick.number != number or trick.complete:
+            raise RecordError(f"the end of trick {number}, which has no plays")
+        trick.leader = self._seat_of(record, "leader")
+        trick.winner = self._seat_of(record, "winner")
+        trick.points = field(record, "points", int)
+        trick.line = line
+
+    def _add_moon_choice(self, line: int, record: dict[str, Any]) -> None:
+        hand = self._hand_of(record)
+        hand.moon_choice = MoonDecision(
+            seat=self._seat_of(record),
+            choice=field(record, "choice", str),
+            source=field(record, "source", str),
+            fault=_fault(record),
+            line=line,
+        )
+
+    def _add_hand_end(self, line: int, record: dict[str, Any]) -> None:
+        hand = self._hand_of(record)
+        n = self.game.n
+        shooter = record.get("moon_shooter")
+        if shooter is not None:
+            shooter = self._seat_of(record, "moon_shooter")
+        scoring = record.get("moon_scoring")
+        hand.result = HandEnd(
+            points=_int_list(record, "points", n),
+            scores=_int_list(record, "scores", n),
+            moon_shooter=shooter,
+            moon_scoring=None if scoring is None else str(scoring),
+            totals=_int_list(record, "totals", n),
+            line=line,
+        )
+
+    def _add_fault(self, line: int, record: dict[str, Any]) -> None:
+        seat = self._seat_of(record)
+        fault = Fault(kind=str(record.get("kind", "?")), message=str(record.get("message", "")))
+        during = record.get("during")
+        text = f"{fault}" + (f" (during {during})" if during else "")
+        self._note(Note(kind="fault", seat=seat, text=text, trick=0, line=line), record)
+
+    def _add_forfeit(self, line: int, record: dict[str, Any]) -> None:
+        seat = self._seat_of(record)
+        text = str(record.get("reason") or f"{record.get('faults', '?')} faults")
+        self._note(Note(kind="forfeit", seat=seat, text=text, trick=0, line=line), record)
+
+    def _note(self, note: Note, record: dict[str, Any]) -> None:
+        """File a note under its hand, at the trick in progress, or under the game."""
+        if not self.game.hands or self.game.end is not None:
+            self.game.notes.append(note)
+            return
+        hand = self.game.hands[-1]
+        note.after_hand = hand.result is not None
+        tricks = hand.tricks
+        note.trick = (tricks[-1].number + tricks[-1].complete) if tricks else 0
+        if note.after_hand:
+            note.stage = "end"
+        elif tricks:
+            note.stage = "play"
+        elif hand.passes:
+            note.stage = "pass"
+        hand.notes.append(note)
+
+    def _add_game_end(self, line: int, record: dict[str, Any]) -> None:
+        n = self.game.n
+        faults = field(record, "faults", list)
+        forfeited = field(record, "forfeited", list)
+        if len(faults) != n or len(forfeited) != n:
+            raise RecordError(f"game_end record: faults and forfeited need {n} entries")
+        self.game.end = GameEnd(
+            scores=_int_list(record, "scores", n),
+            placements=_int_list(record, "placements", n),
+            winners=_int_list(record, "winners"),
+            hands=field(record, "hands", int),
+            forfeited=[bool(f) for f in forfeited],
+            faults=[dict(f) if isinstance(f, dict) else {} for f in faults],
+            line=line,
+        )
+
+    def _add_game_abort(self, line: int, record: dict[str, Any]) -> None:
+        self.game.abort = str(record.get("reason", "aborted"))
+
+    def _add_game(self, line: int, record: dict[str, Any]) -> None:
+        raise RecordError("a second game header")
+
+
+def _game_from_header(path: str, header: dict[str, Any]) -> Game:
+    rules_data = field(header, "rules", dict)
+    rules = Rules.from_dict(dict(rules_data))
+    seats_data = field(header, "seats", list)
+    if len(seats_data) != rules.num_players:
+        raise RecordError(f"{len(seats_data)} seats for {rules.num_players} players")
+    seats = []
+    for index, raw in enumerate(seats_data):
+        if not isinstance(raw, dict):
+            raise RecordError(f"seat {index} is not an object")
+        seats.append(
+            Seat(
+                seat=index,
+                bot=str(raw.get("bot", f"seat {index}")),
+                name=str(raw.get("name") or ""),
+                version=str(raw.get("version") or ""),
+                author=str(raw.get("author") or ""),
+                language=str(raw.get("language") or ""),
+            )
+        )
+    return Game(
+        path=path,
+        game_id=str(field(header, "game_id", (str, int))),
+        seed=field(header, "seed", (int, str)),
+        rules=rules,
+        seats=seats,
+        meta=dict(header.get("meta") or {}),
+        started_at=str(header.get("started_at", "")),
+        header=header,
+    )
+
+
+# The engine's view ----------------------------------------------------------------
+
+
+def game_actions(game: Game, *, until: tuple[int, int, int] | None = None) -> list[Action]:
+    """The game's passes, plays and moon choices as engine actions, in order.
+
+    ``until=(hand, trick, plays)`` stops before the play numbered ``plays``
+    (0-based) of that trick; ``(hand, 0, 0)`` stops before the first trick
+    (after the passes) of the hand.
+    """
+    actions: list[Action] = []
+    for hand in game.hands:
+        if until and hand.number > until[0]:
+            break
+        actions.extend(Pass(p.seat, tuple(p.cards)) for p in hand.passes)
+        for trick in hand.tricks:
+            for index, play in enumerate(trick.plays):
+                if until and (hand.number, trick.number, index) >= until:
+                    return actions
+                actions.append(Play(play.seat, play.card))
+        if until and hand.number == until[0]:
+            break
+        if hand.moon_choice is not None:
+            actions.append(MoonChoice(hand.moon_choice.seat, MoonScoring(hand.moon_choice.choice)))
+    return actions
+
+
+def state_at(game: Game, hand: int, trick: int = 1, plays: int = 0) -> GameState:
+    """The engine's state before play ``plays`` (0-based) of ``trick`` in ``hand``.
+
+    ``trick=0`` gives the state before the first trick, after the passes.
+    Raises :class:`~referee.engine.ReplayError` if the log's moves do not
+    replay (``referee verify`` says where). The state's
+    :meth:`~referee.engine.GameState.view` is what the seat to play was shown.
+    """
+    return replay(game.rules, game.seed, game_actions(game, until=(hand, trick, plays)))

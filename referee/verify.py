@@ -1,0 +1,896 @@
+"""Audits of game logs and tournament folders against the engine (``referee verify``).
+
+:func:`verify_log` replays one game log through the engine, record by
+record, and stops at the first discrepancy: a deal that is not the seed's, a
+pass or play the rules refuse, an offered legal set that is not the engine's,
+a fallback move that is not the seeded one (docs/log-format.md), a trick,
+hand or game result other than the engine's, fault counts and forfeits that
+do not add up, or a record out of place (a missing or extra line). A
+damaged file (not JSON, cut short, a wrong header) is reported the same way,
+naming the file and line.
+
+:func:`verify_folder` does that for every game of a tournament's output
+folder and checks its journal (one ``GameRecord`` per line) against the
+logs, and its standings file against standings recomputed from the journal.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import pathlib
+import random
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from referee.engine import (
+    ActionError,
+    Card,
+    CardNotHeldError,
+    GameState,
+    MoonScoring,
+    Phase,
+    Rules,
+    RulesError,
+    card_list,
+    deal,
+)
+from referee.gamelog import LogError, read_log
+from referee.replay import RecordError, card_field, cards_field, field, parse_card_list
+
+__all__ = [
+    "Discrepancy",
+    "FolderReport",
+    "GameReport",
+    "verify_folder",
+    "verify_log",
+]
+
+#: What the fallback of a refused pass, play or moon choice is (docs/log-format.md).
+_FALLBACK_SEED = "fallback/{seed}/{decision}"
+_SOURCES = ("bot", "fallback")
+#: Faults whose recorded answer the engine can re-check.
+_PLAY_FAULTS = {"illegal_card", "card_not_held"}
+_PASS_FAULTS = {"wrong_pass_size", "duplicate_cards", "card_not_held"}
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Discrepancy:
+    """The first thing found wrong in a game, a journal or a standings file."""
+
+    path: str
+    #: 1-based; 0 when the problem is the file as a whole.
+    line: int
+    message: str
+    hand: int | None = None
+    trick: int | None = None
+    seat: int | None = None
+
+    @property
+    def position(self) -> str:
+        """``"hand 3, trick 5, seat 2"`` (the parts that are known)."""
+        parts = [
+            f"{name} {value}"
+            for name, value in (("hand", self.hand), ("trick", self.trick), ("seat", self.seat))
+            if value is not None
+        ]
+        return ", ".join(parts)
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        position = self.position
+        return f"{where}: {position}: {self.message}" if position else f"{where}: {self.message}"
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class GameReport:
+    """The audit of one game log, with the results the log records."""
+
+    path: str
+    game_id: str = ""
+    records: int = 0
+    hands: int = 0
+    problem: Discrepancy | None = None
+    #: What the log says, in the shape of a journal entry (``GameRecord.to_dict()``).
+    summary: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class FolderReport:
+    """The audit of a tournament folder."""
+
+    folder: str
+    games: list[GameReport] = dataclasses.field(default_factory=list)
+    #: Problems of the journal and the standings (the games' are in ``games``).
+    problems: list[Discrepancy] = dataclasses.field(default_factory=list)
+    #: Remarks that are not errors (logs of unfinished games, no standings file).
+    notes: list[str] = dataclasses.field(default_factory=list)
+    journal_entries: int = 0
+    standings_checked: str | None = None
+
+    @property
+    def all_problems(self) -> list[Discrepancy]:
+        return [g.problem for g in self.games if g.problem] + self.problems
+
+    @property
+    def ok(self) -> bool:
+        return not self.all_problems
+
+
+class _Mismatch(Exception):
+    """Raised inside the checker; becomes the game's :class:`Discrepancy`."""
+
+    def __init__(self, message: str, *, seat: int | None = None, trick: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.seat = seat
+        self.trick = trick
+
+
+# One game -------------------------------------------------------------------------
+
+
+def verify_log(path: str | os.PathLike[str]) -> GameReport:
+    """Replay the log at ``path`` through the engine; the report holds the first problem."""
+    report = GameReport(path=str(path))
+    checker: _Checker | None = None
+    line = 0
+    try:
+        for number, record in read_log(path):
+            line = number
+            report.records += 1
+            if checker is None:
+                checker = _Checker(record)
+                report.game_id = checker.game_id
+            else:
+                checker.check(record, line)
+        if checker is None:
+            raise _Mismatch("empty file: no game header")
+        checker.finish()
+    except LogError as error:
+        report.problem = _from_log_error(error, checker)
+    except _Mismatch as error:
+        report.problem = _discrepancy(str(path), line, error, checker)
+    except (RecordError, RulesError) as error:
+        report.problem = _discrepancy(str(path), line, _Mismatch(str(error)), checker)
+    if checker is not None:
+        report.hands = len(checker.state.hand_results)
+        report.summary = checker.summary()
+    return report
+
+
+def _from_log_error(error: LogError, checker: _Checker | None) -> Discrepancy:
+    message = str(error).split(": ", 1)[1] if ": " in str(error) else str(error)
+    message = message.removeprefix(f"{error.line}: ")
+    hand = checker.position()[0] if checker else None
+    return Discrepancy(path=error.path, line=error.line, message=message, hand=hand)
+
+
+def _discrepancy(path: str, line: int, error: _Mismatch, checker: _Checker | None) -> Discrepancy:
+    hand, trick = checker.position() if checker else (None, None)
+    return Discrepancy(
+        path=path,
+        line=line,
+        message=error.message,
+        hand=hand,
+        trick=error.trick if error.trick is not None else trick,
+        seat=error.seat,
+    )
+
+
+class _Checker:
+    """Walks a game's records in step with the engine."""
+
+    def __init__(self, header: dict[str, Any]) -> None:
+        self.game_id = str(header.get("game_id", ""))
+        try:
+            self.rules = Rules.from_dict(dict(field(header, "rules", dict)))
+        except (RulesError, TypeError) as error:
+            raise _Mismatch(f"bad rules in the header: {error}") from None
+        self.seed = field(header, "seed", (int, str))
+        seats = field(header, "seats", list)
+        if len(seats) != self.rules.num_players:
+            raise _Mismatch(f"{len(seats)} seats for {self.rules.num_players} players")
+        self.bots = [str(s.get("bot", "")) if isinstance(s, dict) else "" for s in seats]
+        policy = header.get("fault_policy") or {}
+        self.max_faults = int(policy.get("max_faults") or 0)
+        self.state = GameState.new(self.rules, self.seed)
+        n = self.rules.num_players
+        self.faults: list[Counter[str]] = [Counter() for _ in range(n)]
+        self.forfeited = [False] * n
+        #: A forfeit is written before the record that carries its fault.
+        self.forfeit_pending: dict[int, int] = {}
+        self.deals = 0
+        self.hand_ends = 0
+        self.trick_due: int | None = None
+        self.ended = False
+        self.record: dict[str, Any] = header
+        self.line = 1
+        #: The lines of the plays of the trick in progress (or just ended).
+        self.play_lines: list[int] = []
+
+    # Where we are ---------------------------------------------------------------
+
+    def position(self) -> tuple[int | None, int | None]:
+        """(hand, trick) of the current record, for the report."""
+        record = self.record
+        hand = record.get("hand") if isinstance(record.get("hand"), int) else None
+        trick = record.get("trick") if isinstance(record.get("trick"), int) else None
+        if record.get("type") == "game":
+            return None, None
+        if hand is None and not self.ended:
+            hand = self.state.hand_number
+        return hand, trick
+
+    def expected(self) -> str:
+        """The type of the next record, as the engine sees the game."""
+        state = self.state
+        if self.trick_due is not None:
+            return "trick"
+        if len(state.hand_results) > self.hand_ends:
+            return "hand_end"
+        if state.is_over:
+            return "end" if self.ended else "game_end"
+        if self.deals < state.hand_number:
+            return "deal"
+        return {Phase.PASSING: "pass", Phase.PLAYING: "play", Phase.MOON_CHOICE: "moon_choice"}[
+            state.phase
+        ]
+
+    def describe(self, kind: str) -> str:
+        """The expected record in words: ``"the play of seat 2 to trick 5"``."""
+        state = self.state
+        if kind == "trick":
+            return f"the end of trick {self.trick_due}"
+        if kind == "hand_end":
+            return f"the scoring of hand {state.hand_results[self.hand_ends].hand_number}"
+        if kind == "deal":
+            return f"the deal of hand {state.hand_number}"
+        if kind == "pass":
+            waiting = ", ".join(str(s) for s in state.to_act())
+            return f"a pass (seats {waiting} have not passed)"
+        if kind == "play":
+            return f"the play of seat {state.current} to trick {state.trick_number + 1}"
+        if kind == "moon_choice":
+            return f"the moon choice of seat {state.current}"
+        if kind == "game_end":
+            return "game_end"
+        return "nothing more (the game has ended)"
+
+    # Records -------------------------------------------------------------------
+
+    def check(self, record: dict[str, Any], line: int) -> None:
+        self.record = record
+        self.line = line
+        kind = record["type"]
+        if kind in ("fault", "forfeit"):
+            getattr(self, f"_{kind}")(record)
+            return
+        if kind == "game_abort":
+            raise _Mismatch(f"the game was aborted: {record.get('reason', '?')}")
+        expected = self.expected()
+        if kind != expected:
+            missing = " (a line missing?)" if kind in _ORDER and expected in _ORDER else ""
+            raise _Mismatch(f"expected {self.describe(expected)}, found a {kind} record{missing}")
+        getattr(self, f"_{kind}")(record)
+
+    def finish(self) -> None:
+        """At the end of the file: the game must have ended."""
+        if not self.ended:
+            raise _Mismatch(
+                f"the log ends before the game does: {self.describe(self.expected())} "
+                "is missing (a truncated file?)"
+            )
+        for seat in self.forfeit_pending:
+            raise _Mismatch("a forfeit with no record of its last fault", seat=seat)
+
+    def _hand(self, record: dict[str, Any], number: int) -> None:
+        got = field(record, "hand", int)
+        if got != number:
+            raise _Mismatch(f"{record['type']} record of hand {got} during hand {number}")
+
+    def _seat(self, record: dict[str, Any], key: str = "seat") -> int:
+        seat = field(record, key, int)
+        if not 0 <= seat < self.state.n:
+            raise _Mismatch(f"no seat {seat} at a table of {self.state.n}")
+        return seat
+
+    def _deal(self, record: dict[str, Any]) -> None:
+        state = self.state
+        self._hand(record, state.hand_number)
+        direction = field(record, "pass_direction", str)
+        if direction != state.pass_direction.value:
+            raise _Mismatch(
+                f"pass direction {direction!r}, but hand {state.hand_number} passes "
+                f"{state.pass_direction.value}"
+            )
+        hands = field(record, "hands", list)
+        if len(hands) != state.n:
+            raise _Mismatch(f"{len(hands)} hands dealt to {state.n} seats")
+        dealt = deal(self.rules, self.seed, state.hand_number)
+        for seat, (cards, mask) in enumerate(zip(hands, dealt, strict=True)):
+            got = set(parse_card_list(cards, f"the hand of seat {seat}"))
+            want = set(card_list(mask))
+            if got != want or len(cards) != len(want):
+                raise _Mismatch(
+                    f"the recorded deal is not the seed's: {_diff(got, want)}", seat=seat
+                )
+        self.deals += 1
+
+    def _pass(self, record: dict[str, Any]) -> None:
+        state = self.state
+        self._hand(record, state.hand_number)
+        seat = self._seat(record)
+        if seat not in state.to_act():
+            raise _Mismatch("a second pass from this seat", seat=seat)
+        cards = cards_field(record, "cards")
+        self._source(record, seat)
+        fault = record.get("fault")
+        if fault and "answer" in record:
+            self._pass_fault(record, seat, fault)
+        if record["source"] == "fallback":
+            rng = self._fallback_rng(record)
+            want = sorted(rng.sample(card_list(state.hands[seat]), self.rules.pass_count))
+            if sorted(cards) != want:
+                raise _Mismatch(
+                    f"fallback pass {_cards(cards)}, but the seeded fallback is {_cards(want)}",
+                    seat=seat,
+                )
+        try:
+            state.pass_cards(seat, cards)
+        except ActionError as error:
+            raise _Mismatch(f"illegal pass {_cards(cards)}: {error}", seat=seat) from None
+
+    def _pass_fault(self, record: dict[str, Any], seat: int, fault: Any) -> None:
+        """A refused pass: check that the engine refuses the recorded answer too."""
+        kind = fault.get("kind") if isinstance(fault, dict) else None
+        if kind not in _PASS_FAULTS or not isinstance(record.get("answer"), list):
+            return
+        try:
+            answer = parse_card_list(record["answer"], "the refused answer")
+        except RecordError:
+            return
+        trial = self.state.copy()
+        try:
+            trial.pass_cards(seat, answer)
+        except ActionError:
+            return
+        raise _Mismatch(
+            f"a {kind} fault, but the answer {_cards(answer)} is a legal pass", seat=seat
+        )
+
+    def _play(self, record: dict[str, Any]) -> None:
+        state = self.state
+        self._hand(record, state.hand_number)
+        trick = field(record, "trick", int)
+        if trick != state.trick_number + 1:
+            raise _Mismatch(f"a play to trick {trick}, but trick {state.trick_number + 1} is on")
+        seat = self._seat(record)
+        if seat != state.current:
+            raise _Mismatch(
+                f"a play by seat {seat}, but seat {state.current} is to play", seat=seat
+            )
+        legal = cards_field(record, "legal")
+        want = card_list(state.legal_mask())
+        if legal != want:
+            raise _Mismatch(
+                f"the legal moves offered were {_cards(legal)}, but the engine's are "
+                f"{_cards(want)} ({_diff(set(legal), set(want))})",
+                seat=seat,
+            )
+        card = card_field(record, "card")
+        self._source(record, seat)
+        fault = record.get("fault")
+        if fault and "answer" in record:
+            self._play_fault(record, seat, fault)
+        if record["source"] == "fallback":
+            choice = self._fallback_rng(record).choice(want)
+            if card != choice:
+                raise _Mismatch(
+                    f"fallback card {card.symbol()}, but the seeded fallback is {choice.symbol()}",
+                    seat=seat,
+                )
+        tricks = len(state.hand_results), state.trick_number
+        if not state.trick_plays:
+            self.play_lines = []
+        self.play_lines.append(self.line)
+        try:
+            state.play(card, seat=seat)
+        except ActionError as error:
+            raise _Mismatch(f"illegal play {card.symbol()}: {error}", seat=seat) from None
+        if (len(state.hand_results), state.trick_number) != tricks:
+            self.trick_due = trick
+
+    def _play_fault(self, record: dict[str, Any], seat: int, fault: Any) -> None:
+        """A refused card: check that the engine refuses it for the recorded reason."""
+        kind = fault.get("kind") if isinstance(fault, dict) else None
+        if kind not in _PLAY_FAULTS:
+            return
+        try:
+            answer = Card.parse(str(record["answer"]))
+        except ValueError:
+            return
+        try:
+            self.state.check_play(seat, answer)
+        except CardNotHeldError:
+            if kind == "card_not_held":
+                return
+        except ActionError:
+            if kind == "illegal_card":
+                return
+        else:
+            raise _Mismatch(f"a {kind} fault, but {answer.symbol()} is a legal play", seat=seat)
+        raise _Mismatch(
+            f"a {kind} fault, but the engine refuses {answer.symbol()} otherwise", seat=seat
+        )
+
+    def _trick(self, record: dict[str, Any]) -> None:
+        done = self.state.last_trick
+        assert done is not None and self.trick_due is not None
+        self._hand(record, self.hand_ends + 1)
+        number = field(record, "trick", int)
+        if number != self.trick_due:
+            raise _Mismatch(f"the end of trick {number}, but trick {self.trick_due} ended")
+        recorded = {
+            "leader": field(record, "leader", int),
+            "cards": [str(c) for c in cards_field(record, "cards")],
+            "winner": field(record, "winner", int),
+            "points": field(record, "points", int),
+        }
+        engine = {
+            "leader": done.leader,
+            "cards": [str(c) for _, c in done.plays],
+            "winner": done.winner,
+            "points": done.points,
+        }
+        if recorded["cards"] != engine["cards"]:
+            seat, _ = done.plays[_first_index_differing(recorded["cards"], engine["cards"])]
+            raise _Mismatch(
+                f"the trick's cards are recorded as {_show(recorded['cards'])}, but the plays "
+                f"recorded (lines {self.play_lines[0]}-{self.play_lines[-1]}) were "
+                f"{_show(engine['cards'])}: seat {seat}'s card differs",
+                seat=seat,
+                trick=number,
+            )
+        for key, value in recorded.items():
+            if value != engine[key]:
+                seat = done.winner if key in ("winner", "points") else None
+                raise _Mismatch(
+                    f"trick {key} recorded as {_show(value)}, but the engine's is "
+                    f"{_show(engine[key])}",
+                    seat=seat,
+                    trick=number,
+                )
+        self.trick_due = None
+
+    def _moon_choice(self, record: dict[str, Any]) -> None:
+        state = self.state
+        self._hand(record, state.hand_number)
+        seat = self._seat(record)
+        if seat != state.current:
+            raise _Mismatch(f"a moon choice by seat {seat}; seat {state.current} shot the moon")
+        self._source(record, seat)
+        try:
+            choice = MoonScoring(field(record, "choice", str))
+        except ValueError:
+            raise _Mismatch(f"unknown moon choice {record['choice']!r}", seat=seat) from None
+        if record["source"] == "fallback" and choice is not MoonScoring.ADD_TO_OTHERS:
+            raise _Mismatch("the fallback moon choice is add_to_others", seat=seat)
+        try:
+            state.choose_moon_scoring(seat, choice)
+        except ActionError as error:
+            raise _Mismatch(f"illegal moon choice: {error}", seat=seat) from None
+
+    def _hand_end(self, record: dict[str, Any]) -> None:
+        result = self.state.hand_results[self.hand_ends]
+        self._hand(record, result.hand_number)
+        engine = {
+            "points": list(result.points),
+            "scores": list(result.scores),
+            "moon_shooter": result.moon_shooter,
+            "moon_scoring": result.moon_scoring.value if result.moon_scoring else None,
+            "totals": list(result.totals),
+        }
+        _compare(record, engine, "hand")
+        self.hand_ends += 1
+
+    def _game_end(self, record: dict[str, Any]) -> None:
+        outcome = self.state.outcome
+        assert outcome is not None
+        engine: dict[str, Any] = {
+            "scores": list(outcome.scores),
+            "placements": list(outcome.placements),
+            "winners": list(outcome.winners),
+            "hands": outcome.hands_played,
+            "forfeited": self.forfeited,
+            "faults": [dict(c) for c in self.faults],
+        }
+        if isinstance(record.get("faults"), list):
+            record = {**record, "faults": [_fault_counts(f) for f in record["faults"]]}
+        _compare(record, engine, "game")
+        self.ended = True
+
+    def _fault(self, record: dict[str, Any]) -> None:
+        seat = self._seat(record)
+        self._count_fault(seat, str(field(record, "kind", str)))
+
+    def _forfeit(self, record: dict[str, Any]) -> None:
+        seat = self._seat(record)
+        if self.forfeited[seat]:
+            raise _Mismatch("a second forfeit", seat=seat)
+        faults = field(record, "faults", int)
+        have = sum(self.faults[seat].values())
+        if faults != have + 1 or (self.max_faults and faults != self.max_faults):
+            raise _Mismatch(
+                f"a forfeit at {faults} faults, but the seat had {have} before this one "
+                f"(max_faults {self.max_faults})",
+                seat=seat,
+            )
+        self.forfeited[seat] = True
+        self.forfeit_pending[seat] = faults
+
+    # Faults and fallbacks --------------------------------------------------------
+
+    def _source(self, record: dict[str, Any], seat: int) -> None:
+        """The move's source agrees with its fault and the seat's forfeit; count the fault."""
+        source = field(record, "source", str)
+        fault = record.get("fault")
+        if source not in _SOURCES:
+            raise _Mismatch(f"unknown source {source!r}", seat=seat)
+        if fault is not None:
+            if source != "fallback":
+                raise _Mismatch("a fault, but the bot's move was used", seat=seat)
+            kind = fault.get("kind") if isinstance(fault, dict) else None
+            if not isinstance(kind, str):
+                raise _Mismatch("a fault without a kind", seat=seat)
+            self._count_fault(seat, kind)
+        elif source == "fallback" and not self.forfeited[seat]:
+            raise _Mismatch("a fallback move without a fault (and no forfeit)", seat=seat)
+        elif source == "bot" and self.forfeited[seat]:
+            raise _Mismatch("a move from a bot that had forfeited", seat=seat)
+
+    def _count_fault(self, seat: int, kind: str) -> None:
+        self.faults[seat][kind] += 1
+        self.forfeit_pending.pop(seat, None)
+        total = sum(self.faults[seat].values())
+        if self.max_faults and total >= self.max_faults and not self.forfeited[seat]:
+            raise _Mismatch(
+                f"fault {total} (max_faults {self.max_faults}) without a forfeit", seat=seat
+            )
+
+    def _fallback_rng(self, record: dict[str, Any]) -> random.Random:
+        decision = field(record, "decision", str)
+        return random.Random(_FALLBACK_SEED.format(seed=self.seed, decision=decision))
+
+    # The result --------------------------------------------------------------------
+
+    def summary(self) -> dict[str, Any]:
+        """The results as far as the log went, in the journal's terms."""
+        state = self.state
+        results = state.hand_results
+        outcome = state.outcome
+        return {
+            "game_id": self.game_id,
+            "seed": self.seed,
+            "bots": self.bots,
+            "scores": list(outcome.scores) if outcome else list(state.scores),
+            "placements": list(outcome.placements) if outcome else None,
+            "winners": list(outcome.winners) if outcome else None,
+            "hand_scores": [list(r.scores) for r in results],
+            "moons": [sum(1 for r in results if r.moon_shooter == s) for s in range(state.n)],
+            "faults": [dict(c) for c in self.faults],
+            "forfeited": list(self.forfeited),
+        }
+
+
+#: Record types that follow one another in a fixed order.
+_ORDER = {"deal", "pass", "play", "trick", "moon_choice", "hand_end", "game_end"}
+
+
+def _compare(record: dict[str, Any], engine: dict[str, Any], what: str) -> None:
+    """Raise at the first field of ``record`` that differs from the engine's value."""
+    for key, want in engine.items():
+        if key not in record:
+            raise _Mismatch(f"the {what}'s {key} is not recorded")
+        got = record[key]
+        if got == want:
+            continue
+        seat = None
+        if isinstance(got, list) and isinstance(want, list) and len(got) == len(want):
+            seat = _first_index_differing(got, want)
+        raise _Mismatch(
+            f"the {what}'s {key} recorded as {_show(got)}, but the engine's are {_show(want)}",
+            seat=seat,
+        )
+
+
+def _first_index_differing(a: list[Any], b: list[Any]) -> int:
+    """The first index where two lists differ (0 if their lengths differ)."""
+    if len(a) != len(b):
+        return 0
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y), 0)
+
+
+def _fault_counts(value: Any) -> Any:
+    """A seat's ``{kind: count}`` without zero counts, for comparison."""
+    if not isinstance(value, dict):
+        return value
+    return {k: v for k, v in value.items() if v}
+
+
+def _cards(cards: list[Card]) -> str:
+    return " ".join(c.symbol() for c in cards) or "(none)"
+
+
+def _diff(got: set[Card], want: set[Card]) -> str:
+    extra, missing = sorted(got - want), sorted(want - got)
+    parts = []
+    if extra:
+        parts.append(f"has {_cards(extra)} too many")
+    if missing:
+        parts.append(f"lacks {_cards(missing)}")
+    return "; ".join(parts) or "a card repeated"
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return " ".join(Card.parse(v).symbol() for v in value)
+    return json.dumps(value)
+
+
+# A tournament folder --------------------------------------------------------------
+
+#: Journal fields compared with what the game's log says.
+_JOURNAL_FIELDS = (
+    "seed",
+    "bots",
+    "scores",
+    "placements",
+    "winners",
+    "hand_scores",
+    "moons",
+    "faults",
+    "forfeited",
+)
+JOURNAL_NAME = "journal.jsonl"
+GAMES_DIR = "games"
+
+
+def verify_folder(
+    folder: str | os.PathLike[str],
+    *,
+    on_game: Callable[[GameReport], None] | None = None,
+) -> FolderReport:
+    """Verify every game of a tournament folder, its journal and its standings.
+
+    ``on_game`` sees each game's report as it is made (for progress output).
+    """
+    root = pathlib.Path(folder)
+    report = FolderReport(folder=str(root))
+    journal_path = root / JOURNAL_NAME
+    everything = _read_journal(journal_path, report)
+    entries = [(line, e) for line, e in everything if _is_game_entry(e)]
+    report.journal_entries = len(entries)
+    seen: dict[str, int] = {}
+    for line, entry in entries:
+        game_id = str(entry.get("game_id", ""))
+        if game_id in seen:
+            report.problems.append(
+                Discrepancy(
+                    path=str(journal_path),
+                    line=line,
+                    message=f"game {game_id} is in the journal twice (also line {seen[game_id]})",
+                )
+            )
+            continue
+        seen[game_id] = line
+        log = _log_of(root, entry)
+        if log is None:
+            report.problems.append(
+                Discrepancy(path=str(journal_path), line=line, message=f"game {game_id} has no log")
+            )
+            continue
+        game = verify_log(log)
+        report.games.append(game)
+        if on_game:
+            on_game(game)
+        if game.ok:
+            problem = _journal_against_log(journal_path, line, entry, game)
+            if problem:
+                report.problems.append(problem)
+    _unjournaled_logs(root, seen, report)
+    _check_standings(root, [e for _, e in everything], report)
+    return report
+
+
+def _read_journal(path: pathlib.Path, report: FolderReport) -> list[tuple[int, dict[str, Any]]]:
+    """The journal's entries (objects); a bad line is a problem (and is skipped)."""
+    if not path.is_file():
+        report.problems.append(
+            Discrepancy(path=str(path), line=0, message="no journal: not a tournament folder?")
+        )
+        return []
+    entries = []
+    with open(path, encoding="utf-8") as handle:
+        for number, text in enumerate(handle, start=1):
+            if not text.strip():
+                continue
+            if not text.endswith("\n"):
+                report.notes.append(
+                    f"{path}:{number}: a torn last line (a kill mid-write), ignored as the "
+                    "tournament does; its game is played again on resume"
+                )
+                break
+            try:
+                entry = json.loads(text)
+            except json.JSONDecodeError as error:
+                report.problems.append(
+                    Discrepancy(path=str(path), line=number, message=f"not JSON: {error.msg}")
+                )
+                continue
+            if isinstance(entry, dict):
+                entries.append((number, entry))
+    return entries
+
+
+def _is_game_entry(entry: Any) -> bool:
+    """A journal line that records a game (other lines: schedule, bots)."""
+    return (
+        isinstance(entry, dict)
+        and entry.get("type", "game") == "game"
+        and "game_id" in entry
+        and "scores" in entry
+    )
+
+
+def _log_of(root: pathlib.Path, entry: dict[str, Any]) -> pathlib.Path | None:
+    """The log of a journal entry: ``games/<id>.jsonl``, or its ``log_path``."""
+    candidates = [root / GAMES_DIR / f"{entry.get('game_id')}.jsonl"]
+    log_path = entry.get("log_path")
+    if isinstance(log_path, str) and log_path:
+        given = pathlib.Path(log_path)
+        candidates += [given] if given.is_absolute() else [root / given, given]
+    return next((c for c in candidates if c.is_file()), None)
+
+
+def _journal_against_log(
+    path: pathlib.Path, line: int, entry: dict[str, Any], game: GameReport
+) -> Discrepancy | None:
+    """The first journal field that disagrees with the game's log."""
+    for key in _JOURNAL_FIELDS:
+        if key not in entry:
+            continue
+        got, want = _normal(key, entry[key]), _normal(key, game.summary.get(key))
+        if got != want:
+            return Discrepancy(
+                path=str(path),
+                line=line,
+                message=(
+                    f"game {game.game_id}: the journal's {key} {json.dumps(entry[key])} "
+                    f"disagree with its log ({game.path}): {json.dumps(game.summary.get(key))}"
+                ),
+            )
+    return None
+
+
+def _normal(key: str, value: Any) -> Any:
+    if key == "faults" and isinstance(value, list):
+        return [_fault_counts(v) for v in value]
+    if key == "seed":
+        return str(value)
+    return value
+
+
+def _unjournaled_logs(root: pathlib.Path, seen: dict[str, int], report: FolderReport) -> None:
+    games = root / GAMES_DIR
+    if not games.is_dir():
+        return
+    extra = sorted(p.name for p in games.glob("*.jsonl") if p.stem not in seen)
+    if extra:
+        shown = ", ".join(extra[:5]) + (" ..." if len(extra) > 5 else "")
+        report.notes.append(
+            f"{len(extra)} game log(s) not in the journal (unfinished games, "
+            f"played again on resume): {shown}"
+        )
+
+
+STANDINGS_NAME = "standings.json"
+
+
+def _check_standings(
+    root: pathlib.Path, entries: list[dict[str, Any]], report: FolderReport
+) -> None:
+    """Compare the folder's standings file with standings recomputed from the journal."""
+    path = root / STANDINGS_NAME
+    if not path.is_file():
+        report.notes.append(f"no {STANDINGS_NAME}: standings not checked")
+        return
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        report.problems.append(Discrepancy(path=str(path), line=0, message=f"unreadable: {error}"))
+        return
+    try:
+        fresh = _recompute_standings(root, saved, entries)
+    except (KeyError, TypeError, ValueError) as error:
+        report.problems.append(
+            Discrepancy(path=str(path), line=0, message=f"cannot recompute the standings: {error}")
+        )
+        return
+    difference = _first_difference(saved, fresh)
+    if difference:
+        report.problems.append(
+            Discrepancy(
+                path=str(path),
+                line=0,
+                message=f"{difference} (recomputed from the journal)",
+            )
+        )
+    report.standings_checked = str(path)
+
+
+def _recompute_standings(
+    root: pathlib.Path, saved: dict[str, Any], entries: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """Standings recomputed from the journal with the saved file's ranking.
+
+    The tournament's own :func:`~referee.tournament.load_standings` is used
+    when the folder has its state file; otherwise the bots, name and ranking
+    come from the saved standings.
+    """
+    from referee import standings
+
+    if saved.get("format") != standings.STANDINGS_FORMAT:
+        raise ValueError(f"not a {standings.STANDINGS_FORMAT} file")
+    try:
+        from referee import tournament
+    except ImportError:  # pragma: no cover - the tournament module is optional here
+        tournament = None  # type: ignore[assignment]
+    if tournament is not None and tournament.Layout(root).state.is_file():
+        try:
+            table = tournament.load_standings(root, ranking=saved["ranking"])
+        except tournament.TournamentError as error:
+            raise ValueError(str(error)) from None
+        return table.to_dict()
+    rows = saved["bots"]
+    excluded = {r["bot"]: r.get("reason", "") for r in rows if r.get("status") == "build_failed"}
+    table = standings.compute_standings(
+        entries,
+        bots=[r["bot"] for r in rows],
+        excluded=excluded,
+        ranking=saved["ranking"],
+        name=saved.get("tournament", ""),
+        games_scheduled=saved.get("games_scheduled"),
+    )
+    return table.to_dict()
+
+
+def _first_difference(saved: Any, fresh: Any, where: str = "") -> str | None:
+    """Where two JSON values first differ (floats within 1e-6), or None."""
+    if isinstance(saved, dict) and isinstance(fresh, dict):
+        for key in sorted(set(saved) | set(fresh)):
+            if key not in fresh or key not in saved:
+                return f"{where}.{key} is only in one of them".lstrip(".")
+            found = _first_difference(saved[key], fresh[key], f"{where}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(saved, list) and isinstance(fresh, list) and len(saved) == len(fresh):
+        for index, (a, b) in enumerate(zip(saved, fresh, strict=True)):
+            found = _first_difference(a, b, f"{where}[{index}]")
+            if found:
+                return found
+        return None
+    numbers = (int, float)
+    if isinstance(saved, numbers) and isinstance(fresh, numbers):
+        if abs(saved - fresh) <= 1e-6 * max(1.0, abs(fresh)):
+            return None
+    elif saved == fresh:
+        return None
+    return f"{where.lstrip('.')} is {json.dumps(saved)}, but {json.dumps(fresh)}"
