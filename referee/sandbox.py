@@ -1,6 +1,6 @@
 """The supervisor every launched bot runs under (stdlib only; run by file path).
 
-``python -I sandbox.py [--limits JSON] -- COMMAND ARGS...``
+``python -I sandbox.py [--parent PID] [--limits JSON] -- COMMAND ARGS...``
 
 The referee starts this script in a new session, so it leads a process group
 that the bot and anything the bot spawns belong to. It then:
@@ -263,14 +263,19 @@ def _supervise(pid: int, parent: int, limits: dict[str, int], pump: _OutputPump 
 
 def main(argv: list[str]) -> int:
     limits: dict[str, int] = {}
+    parent = os.getppid()
+    if argv[:1] == ["--parent"]:
+        # The referee's pid as it knew it: if it died before we got here, we
+        # were already reparented and getppid() alone would never notice.
+        parent = int(argv[1])
+        argv = argv[2:]
     if argv[:1] == ["--limits"]:
         limits = json.loads(argv[1])
         argv = argv[2:]
     if argv[:1] != ["--"] or len(argv) < 2:
-        _say("usage: sandbox.py [--limits JSON] -- COMMAND ARGS...")
+        _say("usage: sandbox.py [--parent PID] [--limits JSON] -- COMMAND ARGS...")
         return 2
     command = argv[1:]
-    parent = os.getppid()
     if os.getpgrp() != os.getpid():
         # Never share a group with the caller: the group is what gets killed.
         os.setpgid(0, 0)

@@ -142,7 +142,7 @@ class LaunchedBot(Connection):
         self.log_dir.mkdir(parents=True, exist_ok=True)
         port = free_port()
         args = expand_command(self.command, port)
-        sandbox = [sys.executable, "-I", str(_SANDBOX)]
+        sandbox = [sys.executable, "-I", str(_SANDBOX), "--parent", str(os.getpid())]
         if self.limits:
             sandbox += ["--limits", json.dumps(self.limits)]
         self.starts += 1
