@@ -49,7 +49,7 @@ class _Paint:
 
     def card(self, card: Card, *, bold: bool = False) -> str:
         red = card.suit in _RED_SUITS
-        return self.style(card.symbol(), fg="red" if red else None, bold=bold)
+        return self.style(card.symbol(), fg="red" if red else None, bold=bold or None)
 
     def suit(self, suit: Suit, text: str) -> str:
         return self.style(text, fg="red" if suit in _RED_SUITS else None)

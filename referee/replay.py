@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from referee.engine import (
@@ -52,6 +52,7 @@ __all__ = [
     "field",
     "game_actions",
     "load_game",
+    "read_records",
     "state_at",
 ]
 
@@ -369,6 +370,16 @@ class Game:
 # Reading --------------------------------------------------------------------------
 
 
+def read_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """:func:`~referee.gamelog.read_log`, with bytes that are not UTF-8 a :class:`LogError` too."""
+    line = 0
+    try:
+        for line, record in read_log(path):
+            yield line, record
+    except UnicodeDecodeError:
+        raise LogError(path, line + 1, "not UTF-8 text: not a game log?") from None
+
+
 def load_game(path: str | os.PathLike[str], *, strict: bool = True) -> Game:
     """Read a game log into a :class:`Game`.
 
@@ -379,7 +390,7 @@ def load_game(path: str | os.PathLike[str], *, strict: bool = True) -> Game:
     """
     builder: _Builder | None = None
     try:
-        for line, record in read_log(path):
+        for line, record in read_records(path):
             if builder is None:
                 builder = _Builder(str(path), line, record)
                 continue

@@ -37,8 +37,15 @@ from referee.engine import (
     card_list,
     deal,
 )
-from referee.gamelog import LogError, read_log
-from referee.replay import RecordError, card_field, cards_field, field, parse_card_list
+from referee.gamelog import LogError
+from referee.replay import (
+    RecordError,
+    card_field,
+    cards_field,
+    field,
+    parse_card_list,
+    read_records,
+)
 
 __all__ = [
     "Discrepancy",
@@ -142,7 +149,7 @@ def verify_log(path: str | os.PathLike[str]) -> GameReport:
     checker: _Checker | None = None
     line = 0
     try:
-        for number, record in read_log(path):
+        for number, record in read_records(path):
             line = number
             report.records += 1
             if checker is None:
@@ -173,14 +180,19 @@ def _from_log_error(error: LogError, checker: _Checker | None) -> Discrepancy:
 
 
 def _discrepancy(path: str, line: int, error: _Mismatch, checker: _Checker | None) -> Discrepancy:
+    """The report of a mismatch: its place is the record's unless the error says otherwise."""
     hand, trick = checker.position() if checker else (None, None)
+    seat = error.seat
+    if seat is None and checker is not None:
+        recorded = checker.record.get("seat")
+        seat = recorded if isinstance(recorded, int) and not isinstance(recorded, bool) else None
     return Discrepancy(
         path=path,
         line=line,
         message=error.message,
         hand=hand,
         trick=error.trick if error.trick is not None else trick,
-        seat=error.seat,
+        seat=seat,
     )
 
 
@@ -362,7 +374,7 @@ class _Checker:
         except ActionError:
             return
         raise _Mismatch(
-            f"a {kind} fault, but the answer {_cards(answer)} is a legal pass", seat=seat
+            f"a fault of kind {kind}, but the answer {_cards(answer)} is a legal pass", seat=seat
         )
 
     def _play(self, record: dict[str, Any]) -> None:
@@ -425,9 +437,12 @@ class _Checker:
             if kind == "illegal_card":
                 return
         else:
-            raise _Mismatch(f"a {kind} fault, but {answer.symbol()} is a legal play", seat=seat)
+            raise _Mismatch(
+                f"a fault of kind {kind}, but {answer.symbol()} is a legal play", seat=seat
+            )
         raise _Mismatch(
-            f"a {kind} fault, but the engine refuses {answer.symbol()} otherwise", seat=seat
+            f"a fault of kind {kind}, but the engine refuses {answer.symbol()} for another reason",
+            seat=seat,
         )
 
     def _trick(self, record: dict[str, Any]) -> None:

@@ -1,0 +1,187 @@
+"""``referee verify`` and ``referee replay`` on a tournament output folder.
+
+A real (small) tournament of built-in bots is played once; each test works
+on a copy of its folder, damaged in one way.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import shutil
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from referee.cli import cli
+from referee.verify import verify_folder
+
+CONFIG = """\
+name: mini
+seed: 5
+bots:
+  r1: random
+  h1: heuristic
+  r2: random
+  h2: heuristic
+rules:
+  target_score: 26
+schedule:
+  deal_sets: 1
+"""
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
+    """A finished tournament's folder (4 games: one table, its 4 rotations)."""
+    root = tmp_path_factory.mktemp("tournament")
+    (root / "mini.yaml").write_text(CONFIG, encoding="utf-8")
+    out = root / "out"
+    result = CliRunner().invoke(
+        cli, ["tournament", str(root / "mini.yaml"), "--out", str(out), "--quiet"]
+    )
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture
+def folder(played: pathlib.Path, tmp_path: pathlib.Path) -> pathlib.Path:
+    copy = tmp_path / "out"
+    shutil.copytree(played, copy)
+    return copy
+
+
+def journal(folder: pathlib.Path) -> list[dict[str, Any]]:
+    path = folder / "journal.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def rewrite_journal(folder: pathlib.Path, entries: list[dict[str, Any]]) -> None:
+    lines = "".join(json.dumps(e) + "\n" for e in entries)
+    (folder / "journal.jsonl").write_text(lines, encoding="utf-8")
+
+
+def game_lines(folder: pathlib.Path) -> list[int]:
+    """The 1-based journal lines of the game entries."""
+    return [i for i, e in enumerate(journal(folder), start=1) if e["type"] == "game"]
+
+
+def test_a_finished_tournament_verifies(folder: pathlib.Path) -> None:
+    report = verify_folder(folder)
+    assert report.ok, [str(p) for p in report.all_problems]
+    assert report.journal_entries == 4 and len(report.games) == 4
+    assert report.standings_checked == str(folder / "standings.json")
+    result = CliRunner().invoke(cli, ["verify", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert "4 games" in result.output and "standings agree" in result.output
+
+
+def test_a_missing_log(folder: pathlib.Path) -> None:
+    entry_line = game_lines(folder)[1]
+    game_id = journal(folder)[entry_line - 1]["game_id"]
+    (folder / "games" / f"{game_id}.jsonl").unlink()
+    problems = verify_folder(folder).all_problems
+    assert len(problems) == 1
+    assert problems[0].path == str(folder / "journal.jsonl")
+    assert problems[0].line == entry_line
+    assert f"game {game_id} has no log" in problems[0].message
+
+
+@pytest.mark.parametrize(
+    ("key", "change"),
+    [
+        ("scores", lambda e: e["scores"].__setitem__(0, e["scores"][0] + 1)),
+        ("placements", lambda e: e["placements"].reverse()),
+        ("hand_scores", lambda e: e["hand_scores"][0].__setitem__(1, 99)),
+        ("moons", lambda e: e["moons"].__setitem__(2, 1)),
+        ("faults", lambda e: e["faults"][3].update(timeout=1)),
+        ("forfeited", lambda e: e["forfeited"].__setitem__(0, True)),
+        ("bots", lambda e: e["bots"].reverse()),
+    ],
+)
+def test_a_journal_that_disagrees_with_its_log(folder: pathlib.Path, key: str, change: Any) -> None:
+    entries = journal(folder)
+    line = game_lines(folder)[2]
+    change(entries[line - 1])
+    rewrite_journal(folder, entries)
+    problems = verify_folder(folder).problems
+    assert problems, f"a changed {key} was not noticed"
+    first = problems[0]
+    assert (first.path, first.line) == (str(folder / "journal.jsonl"), line)
+    assert f"the journal's {key}" in first.message
+
+
+def test_standings_that_disagree_with_the_journal(folder: pathlib.Path) -> None:
+    path = folder / "standings.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["bots"][0]["wins"] += 1
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    problems = verify_folder(folder).problems
+    assert len(problems) == 1
+    assert problems[0].path == str(path)
+    assert "bots[0].wins is" in problems[0].message
+
+
+def test_a_damaged_game_log_in_the_folder(folder: pathlib.Path) -> None:
+    log = sorted((folder / "games").glob("*.jsonl"))[0]
+    lines = log.read_text(encoding="utf-8").splitlines(keepends=True)
+    index = next(i for i, t in enumerate(lines) if i > 15 and json.loads(t)["type"] == "play")
+    record = json.loads(lines[index])
+    record["legal"].append("AS" if "AS" not in record["legal"] else "2D")
+    lines[index] = json.dumps(record) + "\n"
+    log.write_text("".join(lines), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["verify", str(folder)])
+    assert result.exit_code == 1
+    where = f"hand 1, trick {record['trick']}, seat {record['seat']}"
+    assert f"FAIL {log}:{index + 1}: {where}: the legal moves offered" in result.output
+
+
+def test_duplicate_and_torn_journal_lines(folder: pathlib.Path) -> None:
+    entries = journal(folder)
+    line = game_lines(folder)[0]
+    text = "".join(json.dumps(e) + "\n" for e in [*entries, entries[line - 1]])
+    (folder / "journal.jsonl").write_text(text + '{"type": "game", "gam', encoding="utf-8")
+    report = verify_folder(folder)
+    assert [p.line for p in report.problems] == [len(entries) + 1]
+    assert "is in the journal twice" in report.problems[0].message
+    assert any("torn last line" in note for note in report.notes)
+
+
+def test_a_log_without_journal_entry_is_a_note(folder: pathlib.Path) -> None:
+    first = sorted((folder / "games").glob("*.jsonl"))[0]
+    shutil.copy(first, folder / "games" / "x.jsonl")
+    report = verify_folder(folder)
+    assert report.ok
+    assert any("not in the journal" in note and "x.jsonl" in note for note in report.notes)
+
+
+def test_not_a_tournament_folder(tmp_path: pathlib.Path) -> None:
+    result = CliRunner().invoke(cli, ["verify", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "no journal" in result.output
+
+
+# Replaying from a folder ----------------------------------------------------------------
+
+
+def test_replay_lists_the_games(folder: pathlib.Path) -> None:
+    result = CliRunner().invoke(cli, ["replay", str(folder)])
+    assert result.exit_code == 0, result.output
+    for entry in journal(folder):
+        if entry["type"] == "game":
+            assert entry["game_id"] in result.output
+            winner = entry["bots"][entry["winners"][0]]
+            row = next(line for line in result.output.splitlines() if entry["game_id"] in line)
+            assert winner in row
+    assert "--game ID" in result.output
+
+
+def test_replay_a_game_of_the_folder(folder: pathlib.Path) -> None:
+    game_id = journal(folder)[game_lines(folder)[0] - 1]["game_id"]
+    result = CliRunner().invoke(cli, ["replay", str(folder), "--game", game_id, "--hand", "1"])
+    assert result.exit_code == 0, result.output
+    assert f"Game {game_id}" in result.output and "Hand 1:" in result.output
+    result = CliRunner().invoke(cli, ["replay", str(folder), "--game", game_id[:-1] + "9"])
+    assert result.exit_code == 2
+    assert "did you mean" in result.output
