@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 import pathlib
+import sys
 from typing import Any
 
 import click
@@ -105,14 +106,24 @@ def _print(
 
 
 def _wait_key() -> bool:
-    """Wait for a key press; False when it was q (or Ctrl-C / end of input)."""
+    """Wait for a key press; False when it was q (or Ctrl-C / Ctrl-D)."""
     click.echo(click.style("  -- a key: next trick, q: quit --", dim=True), nl=False, err=True)
     try:
-        key = click.getchar()
-    except (KeyboardInterrupt, EOFError):
+        key = _read_key()
+    except KeyboardInterrupt:
         key = "q"
     click.echo("\r" + " " * 40 + "\r", nl=False, err=True)
     return key not in ("q", "Q", "\x03", "\x04")
+
+
+def _read_key() -> str:
+    """A key from the terminal; without one, a character of stdin ("" at its end: go on)."""
+    try:
+        return click.getchar()
+    except EOFError:
+        return ""
+    except OSError:  # no terminal (cron, CI): keys may come from a pipe
+        return sys.stdin.read(1)
 
 
 def _write_html(game: Game, out: pathlib.Path, viewer: int | None, hand: int | None) -> None:
