@@ -1,0 +1,130 @@
+"""``referee check-bot``: check one bot against the protocol and the rules, for its author."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import pathlib
+import re
+import sys
+
+import click
+
+from referee.bots import BotSpecError, parse_bot
+from referee.checkbot import check_bot as run_checks
+
+
+@click.command("check-bot")
+@click.argument("bot", metavar="BOT")
+@click.option(
+    "--move-time-ms",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="The time control: every decision must be answered within this.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="The report as text for people or as JSON for programs.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=pathlib.Path),
+    default=None,
+    help="Folder for the bot's output, build log and game log (default runs/check-bot-...).",
+)
+@click.option(
+    "--build/--no-build",
+    default=True,
+    show_default=True,
+    help="Run the build step of a bot folder first.",
+)
+@click.option(
+    "--startup-timeout-s",
+    type=click.FloatRange(min=0.1),
+    default=30.0,
+    show_default=True,
+    help="How long a launched bot may take to start serving.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Seed of the deals (the same seed gives the same situations).",
+)
+@click.option(
+    "--full-game/--no-full-game",
+    default=True,
+    show_default=True,
+    help="End with a full game through the match runner.",
+)
+def check_bot(
+    bot: str,
+    move_time_ms: int,
+    output_format: str,
+    out_dir: pathlib.Path | None,
+    build: bool,
+    startup_timeout_s: float,
+    seed: int,
+    full_game: bool,
+) -> None:
+    """Check that BOT follows the hearts.v1 protocol and the rules; exit 1 on any failure.
+
+    \b
+    BOT is one of:
+      HOST:PORT                     a running bot server
+      'python bot.py --port {port}' a command check-bot launches
+      sample_bots/go                a folder with a bot.yaml manifest (built first)
+
+    check-bot starts the bot and drives it through scripted situations: the
+    handshake, the health and reflection services, every pass direction and
+    table size, the first-trick rules, void discards, leading before hearts
+    are broken, the moon question, eight games at once, the notifications,
+    and a full game through the referee. Every answer is judged against the
+    rules and timed against --move-time-ms. The report says what passed, what
+    failed and why (see docs/check-bot.md).
+    """
+    try:
+        spec = parse_bot(bot)
+    except BotSpecError as error:
+        raise click.BadParameter(str(error), param_hint="BOT") from None
+    if spec.builtin:
+        raise click.BadParameter(
+            f"{bot!r} is a built-in bot; check-bot checks gRPC bots "
+            "(a folder, a command with {port}, or host:port)",
+            param_hint="BOT",
+        )
+    if out_dir is None:
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+        safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", spec.name).strip("-") or "bot"
+        out_dir = pathlib.Path("runs") / f"check-bot-{safe}-{stamp}"
+
+    def progress(message: str) -> None:
+        if output_format == "text":
+            click.echo(f"check-bot: {message} ...", err=True)
+
+    try:
+        report = run_checks(
+            spec,
+            out_dir=out_dir,
+            move_time_ms=move_time_ms,
+            startup_timeout_s=startup_timeout_s,
+            seed=seed,
+            build=build,
+            full_game=full_game,
+            progress=progress,
+        )
+    except KeyboardInterrupt:
+        click.echo("\ninterrupted; the bot has been stopped", err=True)
+        sys.exit(130)
+    if output_format == "json":
+        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(report.text())
+    sys.exit(0 if report.ok else 1)
