@@ -77,7 +77,9 @@ impl HeartsBot for Bot {
     ) -> Result<Response<pb::PlayCardResponse>, Status> {
         match strategy::choose_play(request.get_ref()) {
             Some(card) => Ok(Response::new(pb::PlayCardResponse { card: Some(card) })),
-            None => Err(Status::invalid_argument("PlayCardRequest has no legal_moves")),
+            None => Err(Status::invalid_argument(
+                "PlayCardRequest has no legal_moves",
+            )),
         }
     }
 
@@ -86,7 +88,9 @@ impl HeartsBot for Bot {
         request: Request<pb::ChooseMoonScoringRequest>,
     ) -> Result<Response<pb::ChooseMoonScoringResponse>, Status> {
         let choice = strategy::choose_moon_scoring(request.get_ref());
-        Ok(Response::new(pb::ChooseMoonScoringResponse { choice: choice as i32 }))
+        Ok(Response::new(pb::ChooseMoonScoringResponse {
+            choice: choice as i32,
+        }))
     }
 
     async fn end_hand(
@@ -141,7 +145,11 @@ fn parse_args() -> Result<(String, u16), String> {
 }
 
 async fn resolve(host: &str, port: u16) -> std::io::Result<SocketAddr> {
-    if let Ok(ip) = host.trim_start_matches('[').trim_end_matches(']').parse::<IpAddr>() {
+    if let Ok(ip) = host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<IpAddr>()
+    {
         return Ok(SocketAddr::new(ip, port));
     }
     tokio::net::lookup_host((host, port))
@@ -174,6 +182,7 @@ async fn run(host: String, port: u16) -> Result<(), Box<dyn std::error::Error + 
     let incoming = TcpIncoming::bind(addr)
         .map_err(|e| format!("cannot listen on {addr}: {e}"))?
         .with_nodelay(Some(true));
+    let local_addr = incoming.local_addr().unwrap_or(addr);
 
     // Health: "" (overall) is SERVING from the start; add the bot service.
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
@@ -200,7 +209,7 @@ async fn run(host: String, port: u16) -> Result<(), Box<dyn std::error::Error + 
                 let _ = stop_rx.await;
             }),
     );
-    eprintln!("{BOT_NAME}: serving hearts.v1.HeartsBot on {addr}");
+    eprintln!("{BOT_NAME}: serving hearts.v1.HeartsBot on {local_addr}");
 
     tokio::select! {
         _ = shutdown_signal() => {}
@@ -210,7 +219,9 @@ async fn run(host: String, port: u16) -> Result<(), Box<dyn std::error::Error + 
 
     // Graceful stop: refuse new calls, let in-flight ones finish, but only
     // for a short grace.
-    health_reporter.set_not_serving::<HeartsBotServer<Bot>>().await;
+    health_reporter
+        .set_not_serving::<HeartsBotServer<Bot>>()
+        .await;
     let _ = stop_tx.send(());
     match tokio::time::timeout(SHUTDOWN_GRACE, &mut server).await {
         Ok(res) => Ok(res??),

@@ -35,12 +35,16 @@ fn is_queen_of_spades(card: &Card) -> bool {
 
 fn highest<'a>(cards: impl IntoIterator<Item = &'a Card>) -> Option<&'a Card> {
     // Ties (same rank, several suits): prefer hearts, then spades, diamonds, clubs.
-    cards.into_iter().max_by_key(|c| (c.rank, c.suit == HEARTS, c.suit))
+    cards
+        .into_iter()
+        .max_by_key(|c| (c.rank, c.suit == HEARTS, c.suit))
 }
 
 fn lowest<'a>(cards: impl IntoIterator<Item = &'a Card>) -> Option<&'a Card> {
     // Ties: prefer anything but hearts, then clubs, diamonds, spades.
-    cards.into_iter().min_by_key(|c| (c.rank, c.suit == HEARTS, c.suit))
+    cards
+        .into_iter()
+        .min_by_key(|c| (c.rank, c.suit == HEARTS, c.suit))
 }
 
 // ---------------------------------------------------------------------------
@@ -55,7 +59,10 @@ pub fn choose_pass(req: &PassCardsRequest) -> Vec<Card> {
     let count = usize::try_from(req.count).unwrap_or(0).min(hand.len());
 
     let holds_queen = hand.iter().any(is_queen_of_spades);
-    let other_spades = hand.iter().filter(|c| c.suit == SPADES && c.rank != QUEEN).count();
+    let other_spades = hand
+        .iter()
+        .filter(|c| c.suit == SPADES && c.rank != QUEEN)
+        .count();
     let keep_queen = holds_queen && other_spades >= SPADES_TO_GUARD_QUEEN;
 
     // Every card of the hand, best card to pass first.
@@ -81,7 +88,7 @@ pub fn choose_pass(req: &PassCardsRequest) -> Vec<Card> {
             break;
         }
         if !pass.contains(card) {
-            pass.push(card.clone());
+            pass.push(*card);
         }
     }
     pass
@@ -95,16 +102,21 @@ pub fn choose_pass(req: &PassCardsRequest) -> Vec<Card> {
 pub fn choose_play(req: &PlayCardRequest) -> Option<Card> {
     let legal = &req.legal_moves;
     if legal.len() <= 1 {
-        return legal.first().cloned();
+        return legal.first().copied();
     }
-    let plays = req.current_trick.as_ref().map(|t| t.plays.as_slice()).unwrap_or(&[]);
+    let plays = req
+        .current_trick
+        .as_ref()
+        .map(|t| t.plays.as_slice())
+        .unwrap_or(&[]);
     let card = match plays.first().and_then(|p| p.card.as_ref()) {
         None => lead(req),
         Some(led) if legal.iter().any(|c| c.suit == led.suit) => follow(req, led.suit),
         Some(_) => discard(req),
     };
     // Belt and braces: whatever happened above, answer a legal card.
-    card.filter(|c| legal.contains(c)).or_else(|| lowest(legal).cloned())
+    card.filter(|c| legal.contains(c))
+        .or_else(|| lowest(legal).copied())
 }
 
 /// Has Q♠ been played in this hand (completed tricks or the current one)?
@@ -125,15 +137,27 @@ fn lead(req: &PlayCardRequest) -> Option<Card> {
         .iter()
         .filter(|c| !(queen_out && c.suit == SPADES && c.rank > JACK))
         .collect();
-    let pool: Vec<&Card> = if safe.is_empty() { legal.iter().collect() } else { safe };
-    lowest(pool).cloned()
+    let pool: Vec<&Card> = if safe.is_empty() {
+        legal.iter().collect()
+    } else {
+        safe
+    };
+    lowest(pool).copied()
 }
 
 /// Following suit: duck under the winning card if possible; otherwise take
 /// the trick with the highest card when last to play, else play the lowest.
 fn follow(req: &PlayCardRequest, led_suit: i32) -> Option<Card> {
-    let legal: Vec<&Card> = req.legal_moves.iter().filter(|c| c.suit == led_suit).collect();
-    let plays = req.current_trick.as_ref().map(|t| t.plays.as_slice()).unwrap_or(&[]);
+    let legal: Vec<&Card> = req
+        .legal_moves
+        .iter()
+        .filter(|c| c.suit == led_suit)
+        .collect();
+    let plays = req
+        .current_trick
+        .as_ref()
+        .map(|t| t.plays.as_slice())
+        .unwrap_or(&[]);
     let winning_rank = plays
         .iter()
         .filter_map(|p| p.card.as_ref())
@@ -143,18 +167,24 @@ fn follow(req: &PlayCardRequest, led_suit: i32) -> Option<Card> {
         .unwrap_or(0);
 
     if let Some(duck) = highest(legal.iter().copied().filter(|c| c.rank < winning_rank)) {
-        return Some(duck.clone());
+        return Some(*duck);
     }
-    let num_players = if req.points_taken.is_empty() { req.scores.len() } else { req.points_taken.len() };
+    let num_players = if req.points_taken.is_empty() {
+        req.scores.len()
+    } else {
+        req.points_taken.len()
+    };
     let num_players = if num_players == 0 { 4 } else { num_players };
     let last_to_play = plays.len() + 1 >= num_players;
     if last_to_play {
         // We win the trick anyway: get rid of the highest card, but not Q♠
         // into a spade trick if a different spade wins just as well.
         let non_queen = highest(legal.iter().copied().filter(|c| !is_queen_of_spades(c)));
-        non_queen.or_else(|| highest(legal.iter().copied())).cloned()
+        non_queen
+            .or_else(|| highest(legal.iter().copied()))
+            .copied()
     } else {
-        lowest(legal.iter().copied()).cloned()
+        lowest(legal.iter().copied()).copied()
     }
 }
 
@@ -163,17 +193,20 @@ fn follow(req: &PlayCardRequest, led_suit: i32) -> Option<Card> {
 fn discard(req: &PlayCardRequest) -> Option<Card> {
     let legal = &req.legal_moves;
     if let Some(q) = legal.iter().find(|c| is_queen_of_spades(c)) {
-        return Some(q.clone());
+        return Some(*q);
     }
     if !queen_played(req) {
-        let big_spade = legal.iter().find(|c| is(c, SPADES, ACE)).or_else(|| legal.iter().find(|c| is(c, SPADES, KING)));
+        let big_spade = legal
+            .iter()
+            .find(|c| is(c, SPADES, ACE))
+            .or_else(|| legal.iter().find(|c| is(c, SPADES, KING)));
         if let Some(s) = big_spade {
-            return Some(s.clone());
+            return Some(*s);
         }
     }
     highest(legal.iter().filter(|c| c.suit == HEARTS))
         .or_else(|| highest(legal.iter()))
-        .cloned()
+        .copied()
 }
 
 // ---------------------------------------------------------------------------
