@@ -28,7 +28,6 @@ from referee.engine import (
     PassDirection,
     Play,
     Rules,
-    RulesError,
     Suit,
     replay,
 )
@@ -136,6 +135,10 @@ def _fault(record: dict[str, Any]) -> Fault | None:
     if not isinstance(raw, dict):
         raise RecordError(f"{record.get('type')} record: 'fault' should be an object")
     return Fault(kind=str(raw.get("kind", "?")), message=str(raw.get("message", "")))
+
+
+#: Errors of records whose fields have unexpected shapes.
+_MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 
 
 # The structured game -------------------------------------------------------------
@@ -398,6 +401,10 @@ def load_game(path: str | os.PathLike[str], *, strict: bool = True) -> Game:
                 builder.add(line, record)
             except RecordError as error:
                 raise LogError(path, line, str(error)) from None
+            except _MALFORMED as error:
+                raise LogError(
+                    path, line, f"a malformed {record['type']} record: {error}"
+                ) from None
     except LogError as error:
         if strict or builder is None:
             raise
@@ -413,7 +420,7 @@ class _Builder:
     def __init__(self, path: str, line: int, header: dict[str, Any]) -> None:
         try:
             self.game = _game_from_header(path, header)
-        except (RecordError, RulesError) as error:
+        except (RecordError, *_MALFORMED) as error:
             raise LogError(path, line, f"bad game header: {error}") from None
         self.game.last_line = line
         self.hearts_broken = False

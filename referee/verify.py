@@ -166,15 +166,22 @@ def verify_log(path: str | os.PathLike[str]) -> GameReport:
         report.problem = _discrepancy(str(path), line, error, checker)
     except (RecordError, RulesError) as error:
         report.problem = _discrepancy(str(path), line, _Mismatch(str(error)), checker)
+    except _MALFORMED as error:  # a field of an unexpected shape that no check foresaw
+        message = f"a malformed record: {type(error).__name__}: {error}"
+        report.problem = _discrepancy(str(path), line, _Mismatch(message), checker)
     if checker is not None:
         report.hands = len(checker.state.hand_results)
         report.summary = checker.summary()
     return report
 
 
+#: Errors of records whose fields have unexpected shapes.
+_MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+
+
 def _from_log_error(error: LogError, checker: _Checker | None) -> Discrepancy:
-    message = str(error).split(": ", 1)[1] if ": " in str(error) else str(error)
-    message = message.removeprefix(f"{error.line}: ")
+    """A read error (not JSON, a bad header) as a discrepancy at its line."""
+    message = str(error).removeprefix(f"{error.path}:{error.line}: ")
     hand = checker.position()[0] if checker else None
     return Discrepancy(path=error.path, line=error.line, message=message, hand=hand)
 
@@ -200,7 +207,7 @@ class _Checker:
     """Walks a game's records in step with the engine."""
 
     def __init__(self, header: dict[str, Any]) -> None:
-        self.game_id = str(header.get("game_id", ""))
+        self.game_id = str(field(header, "game_id", (str, int)))
         try:
             self.rules = Rules.from_dict(dict(field(header, "rules", dict)))
         except (RulesError, TypeError) as error:
@@ -210,8 +217,9 @@ class _Checker:
         if len(seats) != self.rules.num_players:
             raise _Mismatch(f"{len(seats)} seats for {self.rules.num_players} players")
         self.bots = [str(s.get("bot", "")) if isinstance(s, dict) else "" for s in seats]
-        policy = header.get("fault_policy") or {}
-        self.max_faults = int(policy.get("max_faults") or 0)
+        policy = header.get("fault_policy")
+        limit = policy.get("max_faults") if isinstance(policy, dict) else None
+        self.max_faults = limit if isinstance(limit, int) and limit > 0 else 0
         self.state = GameState.new(self.rules, self.seed)
         n = self.rules.num_players
         self.faults: list[Counter[str]] = [Counter() for _ in range(n)]
@@ -278,6 +286,7 @@ class _Checker:
     # Records -------------------------------------------------------------------
 
     def check(self, record: dict[str, Any], line: int) -> None:
+        """Check one record (after the header) against the engine, and apply it."""
         self.record = record
         self.line = line
         kind = record["type"]
@@ -299,21 +308,25 @@ class _Checker:
                 f"the log ends before the game does: {self.describe(self.expected())} "
                 "is missing (a truncated file?)"
             )
-        for seat in self.forfeit_pending:
+        if self.forfeit_pending:
+            seat = min(self.forfeit_pending)
             raise _Mismatch("a forfeit with no record of its last fault", seat=seat)
 
     def _hand(self, record: dict[str, Any], number: int) -> None:
+        """The record belongs to hand ``number``."""
         got = field(record, "hand", int)
         if got != number:
             raise _Mismatch(f"{record['type']} record of hand {got} during hand {number}")
 
     def _seat(self, record: dict[str, Any], key: str = "seat") -> int:
+        """A seat field that names a seat at this table."""
         seat = field(record, key, int)
         if not 0 <= seat < self.state.n:
             raise _Mismatch(f"no seat {seat} at a table of {self.state.n}")
         return seat
 
     def _deal(self, record: dict[str, Any]) -> None:
+        """The deal is the seed's (``deal(rules, seed, hand)``), with the hand's pass direction."""
         state = self.state
         self._hand(record, state.hand_number)
         direction = field(record, "pass_direction", str)
@@ -336,6 +349,7 @@ class _Checker:
         self.deals += 1
 
     def _pass(self, record: dict[str, Any]) -> None:
+        """A legal pass by a seat that has not passed; a fallback is the seeded one."""
         state = self.state
         self._hand(record, state.hand_number)
         seat = self._seat(record)
@@ -378,6 +392,7 @@ class _Checker:
         )
 
     def _play(self, record: dict[str, Any]) -> None:
+        """The right seat plays a legal card from exactly the engine's legal set."""
         state = self.state
         self._hand(record, state.hand_number)
         trick = field(record, "trick", int)
@@ -446,6 +461,7 @@ class _Checker:
         )
 
     def _trick(self, record: dict[str, Any]) -> None:
+        """The trick just completed: its leader, cards, winner and points are the engine's."""
         done = self.state.last_trick
         assert done is not None and self.trick_due is not None
         self._hand(record, self.hand_ends + 1)
@@ -485,6 +501,7 @@ class _Checker:
         self.trick_due = None
 
     def _moon_choice(self, record: dict[str, Any]) -> None:
+        """The shooter's choice (V2 shooter_chooses); a fallback is add_to_others."""
         state = self.state
         self._hand(record, state.hand_number)
         seat = self._seat(record)
@@ -503,6 +520,7 @@ class _Checker:
             raise _Mismatch(f"illegal moon choice: {error}", seat=seat) from None
 
     def _hand_end(self, record: dict[str, Any]) -> None:
+        """The hand's points, scores, moon and totals are the engine's."""
         result = self.state.hand_results[self.hand_ends]
         self._hand(record, result.hand_number)
         engine = {
@@ -516,6 +534,7 @@ class _Checker:
         self.hand_ends += 1
 
     def _game_end(self, record: dict[str, Any]) -> None:
+        """The outcome is the engine's; the forfeits and fault counts are the log's."""
         outcome = self.state.outcome
         assert outcome is not None
         engine: dict[str, Any] = {
@@ -532,10 +551,12 @@ class _Checker:
         self.ended = True
 
     def _fault(self, record: dict[str, Any]) -> None:
+        """A fault outside a decision counts like any other."""
         seat = self._seat(record)
         self._count_fault(seat, str(field(record, "kind", str)))
 
     def _forfeit(self, record: dict[str, Any]) -> None:
+        """A forfeit comes with the fault that reaches max_faults (the next one recorded)."""
         seat = self._seat(record)
         if self.forfeited[seat]:
             raise _Mismatch("a second forfeit", seat=seat)
@@ -554,6 +575,7 @@ class _Checker:
 
     def _source(self, record: dict[str, Any], seat: int) -> None:
         """The move's source agrees with its fault and the seat's forfeit; count the fault."""
+        _decision_fields(record)
         source = field(record, "source", str)
         fault = record.get("fault")
         if source not in _SOURCES:
@@ -602,6 +624,19 @@ class _Checker:
             "faults": [dict(c) for c in self.faults],
             "forfeited": list(self.forfeited),
         }
+
+
+def _decision_fields(record: dict[str, Any]) -> None:
+    """The decision id is a string and the times are numbers (when recorded)."""
+    decision = record.get("decision")
+    if "decision" in record and (not isinstance(decision, str) or not decision):
+        raise _Mismatch(f"the decision id should be a string, not {decision!r}")
+    for key in ("ms", "bank_ms"):
+        value = record.get(key)
+        if key in record and (
+            isinstance(value, bool) or not isinstance(value, int | float) or value < 0
+        ):
+            raise _Mismatch(f"{key} should be a number of milliseconds, not {value!r}")
 
 
 #: Record types that follow one another in a fixed order.

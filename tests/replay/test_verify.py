@@ -337,3 +337,59 @@ def test_cli_damaged_file_is_not_a_traceback(tmp_path: pathlib.Path) -> None:
     assert result.exit_code == 1
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert f"FAIL {path}:1:" in result.output
+
+
+# Damage of any shape: a report, never a traceback -------------------------------------
+
+_ODD_VALUES = (None, -1, 0, 99, 2.5, "", "ZZ", "QS", [], [1, 2], ["QS", 7], {}, {"a": 1}, True)
+
+
+def _mutations(records: Records, count: int) -> list[Records]:
+    """``count`` copies of ``records``, each changed at random in one place."""
+    import random
+
+    rng = random.Random(2024)
+    out = []
+    for _ in range(count):
+        copy_ = copy.deepcopy(records)
+        index = rng.randrange(len(copy_))
+        record = copy_[index]
+        how = rng.random()
+        if how < 0.1:
+            del copy_[index]
+        elif how < 0.2:
+            other = rng.randrange(len(copy_))
+            copy_[index], copy_[other] = copy_[other], copy_[index]
+        else:
+            key = rng.choice(sorted(record))
+            if how < 0.3:
+                del record[key]
+            else:
+                record[key] = rng.choice(_ODD_VALUES)
+        out.append(copy_)
+    return out
+
+
+def test_random_damage_is_reported_not_raised(tmp_path: pathlib.Path) -> None:
+    from referee.render_html import game_data
+    from referee.render_text import render_text
+    from referee.replay import load_game
+
+    path = tmp_path / "x.jsonl"
+    found = 0
+    for number, records in enumerate(_mutations(load(FAULTS_LOG), 200)):
+        write(path, records)
+        report = verify_log(path)  # must not raise
+        found += report.problem is not None
+        if number % 4:
+            continue
+        try:
+            game = load_game(path, strict=False)
+        except Exception as error:  # only a header it cannot read
+            assert type(error).__name__ == "LogError", repr(error)
+            continue
+        render_text(game)
+        render_text(game, seat=1)
+        game_data(game, seat=2)
+    # What goes unnoticed are changes of the time spent and of decision ids.
+    assert found >= 185
