@@ -10,7 +10,8 @@ be shared with a bot's author without revealing the other bots' cards.
 The page reads its position from the URL's fragment, which makes it
 testable and linkable: ``#hand=2&trick=5`` (trick 0 is the deal and the
 passes), ``view=N`` (show the hands as seat N saw them), ``autoplay`` or
-``autoplay=K`` (play on, or take K steps and pause) and ``speed=2``.
+``autoplay=K`` (play on, or take K steps and pause), ``speed=2``, and
+``do=back,step,play`` (click those buttons in turn).
 """
 
 from __future__ import annotations

@@ -755,6 +755,7 @@ def verify_folder(
             if problem:
                 report.problems.append(problem)
     _unjournaled_logs(root, seen, report)
+    _schedule_note(root, len(seen), report)
     _check_standings(root, [e for _, e in everything], report)
     return report
 
@@ -847,6 +848,20 @@ def _unjournaled_logs(root: pathlib.Path, seen: dict[str, int], report: FolderRe
         report.notes.append(
             f"{len(extra)} game log(s) not in the journal (unfinished games, "
             f"played again on resume): {shown}"
+        )
+
+
+def _schedule_note(root: pathlib.Path, games: int, report: FolderReport) -> None:
+    """Say so when the tournament's state file schedules games the journal does not have."""
+    try:
+        state = json.loads((root / "tournament.json").read_text(encoding="utf-8"))
+        scheduled = state.get("games_scheduled")
+    except (OSError, ValueError, AttributeError):
+        return
+    if isinstance(scheduled, int) and games < scheduled:
+        report.notes.append(
+            f"unfinished: {games} of {scheduled} scheduled games are in the journal "
+            "(run the tournament again to resume it)"
         )
 
 

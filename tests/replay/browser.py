@@ -31,6 +31,9 @@ _FLAGS = (
     "--disable-component-update",
     "--disable-sync",
     "--hide-scrollbars",
+    # Console messages go to stderr, so that a script error fails the test.
+    "--enable-logging=stderr",
+    "--v=0",
 )
 
 
@@ -51,6 +54,8 @@ def _run(args: list[str], timeout: float = 90) -> str:
         )
     if result.returncode != 0:
         raise AssertionError(f"chromium failed ({result.returncode}): {result.stderr[-2000:]}")
+    errors = [line for line in result.stderr.splitlines() if "Uncaught" in line]
+    assert not errors, "script errors in the page:\n" + "\n".join(errors)
     return result.stdout
 
 

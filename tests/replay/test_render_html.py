@@ -194,6 +194,23 @@ def test_autoplay_steps_like_the_button(faults_game: Game, faults_page: pathlib.
     assert dom.by_id("play").text.strip() == "▶ Play"  # paused again
 
 
+def test_the_buttons(faults_game: Game, faults_page: pathlib.Path) -> None:
+    dom = dump_dom(faults_page, "hand=2&trick=1&do=back,back,back,step")
+    check_position(dom, faults_game, 1, 13)  # hand 2's deal, trick 13, 12, and 13 again
+    assert dom.by_id("back").attrs.get("disabled") is None
+    dom = dump_dom(faults_page, "hand=1&trick=0&do=back")
+    check_position(dom, faults_game, 1, 0)
+    assert "disabled" in dom.by_id("back").attrs
+    # Play then Pause: the timer is gone, the position unchanged.
+    dom = dump_dom(faults_page, "hand=1&trick=3&do=play,play", budget_ms=5000)
+    check_position(dom, faults_game, 1, 3)
+    assert dom.by_id("play").text.strip() == "▶ Play"
+    # Play alone keeps going (1.4 s a step at 1×: 3 steps in 5 s).
+    dom = dump_dom(faults_page, "hand=1&trick=3&do=play", budget_ms=5000)
+    check_position(dom, faults_game, 1, 6)
+    assert dom.by_id("play").text.strip() == "❚❚ Pause"
+
+
 def test_seat_views(faults_game: Game, faults_page: pathlib.Path, tmp_path: pathlib.Path) -> None:
     seat_page = write_page(faults_game, tmp_path / "as-S.html", seat=2)
     for page, fragment in ((faults_page, "hand=1&trick=6&view=2"), (seat_page, "hand=1&trick=6")):
@@ -205,6 +222,17 @@ def test_seat_views(faults_game: Game, faults_page: pathlib.Path, tmp_path: path
             assert hidden_count(dom, other) == len(hand.held(other, 6))
         played = [c.attrs["data-card"] for c in dom.by_id("trick").with_class("card")]
         assert played == [str(p.card) for p in hand.tricks[5].plays]
+
+
+def test_a_truncated_log(tmp_path: pathlib.Path) -> None:
+    lines = FAULTS_LOG.read_text(encoding="utf-8").splitlines(keepends=True)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(lines[:57]) + lines[57][:20], encoding="utf-8")
+    game = load_game(cut, strict=False)
+    dom = dump_dom(write_page(game, tmp_path / "cut.html"), "hand=1&trick=13")
+    assert dom.by_id("trick-number").text == "11"  # the last trick, incomplete
+    assert "(incomplete)" in dom.by_id("caption").text
+    assert "The log is damaged" in dom.by_id("banner").text
 
 
 @pytest.mark.parametrize("players", [3, 6])

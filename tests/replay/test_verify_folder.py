@@ -93,6 +93,7 @@ def test_a_missing_log(folder: pathlib.Path) -> None:
     [
         ("scores", lambda e: e["scores"].__setitem__(0, e["scores"][0] + 1)),
         ("placements", lambda e: e["placements"].reverse()),
+        ("winners", lambda e: e.update(winners=[0, 1])),
         ("hand_scores", lambda e: e["hand_scores"][0].__setitem__(1, 99)),
         ("moons", lambda e: e["moons"].__setitem__(2, 1)),
         ("faults", lambda e: e["faults"][3].update(timeout=1)),
@@ -154,6 +155,19 @@ def test_a_log_without_journal_entry_is_a_note(folder: pathlib.Path) -> None:
     report = verify_folder(folder)
     assert report.ok
     assert any("not in the journal" in note and "x.jsonl" in note for note in report.notes)
+
+
+def test_an_unfinished_tournament_is_a_note(folder: pathlib.Path) -> None:
+    entries = journal(folder)
+    last = game_lines(folder)[-1]
+    rewrite_journal(folder, entries[: last - 1] + entries[last:])
+    (folder / "standings.json").unlink()
+    report = verify_folder(folder)
+    assert report.ok, [str(p) for p in report.all_problems]
+    notes = " | ".join(report.notes)
+    assert "unfinished: 3 of 4 scheduled games" in notes
+    assert "1 game log(s) not in the journal" in notes
+    assert "no standings.json" in notes
 
 
 def test_not_a_tournament_folder(tmp_path: pathlib.Path) -> None:
