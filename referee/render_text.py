@@ -26,8 +26,10 @@ from referee.replay import Fault, Game, Hand, Note, PassMove, PlayMove, Trick
 __all__ = ["Chunk", "render_chunks", "render_text"]
 
 _RED_SUITS = (Suit.DIAMONDS, Suit.HEARTS)
-#: The width of one play in a trick line: label, space, card (``"N 10♥!"``).
+#: The line under a hand's title.
 _RULE = "═"
+#: Columns of one play in a trick line (``"N 10♥!"`` padded) with the two spaces after it.
+_CELL = 8
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -227,7 +229,7 @@ def _trick_text(view: _View, hand: Hand, trick: Trick) -> str:
     cells = [_play_cell(view, trick, p) for p in trick.plays]
     line = f"  {trick.number:>2}  " + "  ".join(cells)
     missing = game.n - len(trick.plays)
-    line += " " * (8 * missing)
+    line += " " * (_CELL * missing)
     if trick.complete:
         assert trick.winner is not None
         pts = f"{trick.points:>2} pt" + ("s" if abs(trick.points) != 1 else "")
@@ -254,7 +256,7 @@ def _play_cell(view: _View, trick: Trick, play: PlayMove) -> str:
     mark = ("!" if play.fault else "*") if play.fallback else ""
     text = view.paint.card(play.card, bold=play.seat == trick.winner)
     text = f"{label} {text}{view.paint.warn(mark)}"
-    return text + " " * max(0, 8 - len(label) - 1 - len(card) - len(mark) - 2)
+    return text + " " * max(0, _CELL - len(label) - 1 - len(card) - len(mark) - 2)
 
 
 def _notes(view: _View, hand: Hand, *, stage: str, trick: int | None = None) -> list[str]:
