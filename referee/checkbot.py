@@ -910,6 +910,8 @@ class _Checker:
         four = Rules()
         crafted: list[tuple[str, int, dict[int, str], dict[int, str], Rules]] = [
             ("first-lead", 2, {2: "2C"}, {}, four),
+            # V6: with 2♣ out of the deck, the lowest club leads (R3).
+            ("first-lead-5-players", 3, {3: "3C"}, {}, Rules(num_players=5)),
             ("first-trick-follow", 1, {0: "2C", 1: "5C 9C KC"}, {}, four),
             (
                 "first-trick-void",
@@ -963,6 +965,7 @@ class _Checker:
                     f"check-{check}",
                     _crafted(rules, fixed, seed * 100 + number),
                     seat=seat,
+                    checks=(f"players-{rules.num_players}",) if rules.num_players != 4 else (),
                     script={s: parse_cards(cards) for s, cards in script.items()},
                 )
             )
@@ -1183,7 +1186,7 @@ class _Checker:
         try:
             choice = protocol.moon_choice_from_pb(reply.choice)
         except protocol.MalformedAnswer as error:
-            self.tally(checks, fail=f"ChooseMoonScoring: answered {error} [{where}]")
+            self.tally(checks, fail=f"ChooseMoonScoring: {error} [{where}]")
             return MoonScoring.ADD_TO_OTHERS
         self.tally(checks, example=f"chose {choice.value}")
         return choice
