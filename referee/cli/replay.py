@@ -62,7 +62,7 @@ def replay(
     Examples:
       referee replay runs/match-1/game.jsonl
       referee replay runs/match-1/game.jsonl --hand 3 --seat S --step
-      referee replay out/example --game t1-d1-r0
+      referee replay out/example --game t1-d1-r1
       referee replay runs/match-1/game.jsonl --html replay.html
     """
     if source.is_dir():
