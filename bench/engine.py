@@ -7,9 +7,10 @@ it (``legal_mask`` / ``card_list`` / ``play``) through whole games with the
 default rules, counting completed hands; OpenSpiel's game is one hand, its
 chance outcomes (pass direction, the deal) are drawn from the same generator.
 
-The machine may be shared, so the two are measured alternately in several
-rounds of the same run and the ratio is taken per round; the summary is the
-median. Usage::
+The machine may be shared, so the two are measured in the same run, in short
+alternating slices grouped into rounds; each round prints both rates and their
+ratio, and the summary gives the overall rates, their ratio, and the minimum
+and median of the per-round ratios. Usage::
 
     python bench/engine.py --seconds 20 --seed 1
 
