@@ -28,14 +28,14 @@ import math
 import os
 import pathlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import yaml
 
 from referee.bots import BotSpec, BotSpecError, parse_bot
 from referee.engine import MoonScoring, Rules, RulesError, TieRule
-from referee.policy import FaultPolicy, TimeControl
+from referee.policy import FaultPolicy, Limits, TimeControl
 from referee.standings import RANKING_KEYS
 
 __all__ = [
@@ -49,8 +49,8 @@ __all__ = [
     "parse_config",
 ]
 
-#: Resource limits a launched bot may be given (see referee/sandbox.py).
-LIMIT_KEYS = ("memory_bytes", "cpu_seconds", "processes", "open_files", "output_bytes")
+#: Resource limits a launched bot may be given (referee.policy.Limits, enforced by referee/sandbox.py).
+LIMIT_KEYS = tuple(f.name for f in dataclasses.fields(Limits))
 BOT_PROCESSES = ("shared", "per_table")
 #: Above this many tables, all combinations need an explicit ``schedule.max_tables``.
 MAX_FULL_TABLES = 10_000
@@ -136,8 +136,8 @@ class TournamentConfig:
     schedule: ScheduleConfig
     time_control: TimeControl
     fault_policy: FaultPolicy
-    #: Default resource limits of launched bots (a bot's own ``limits`` override them).
-    limits: Mapping[str, int]
+    #: Resource limits of launched bots (a bot's own ``limits`` override them).
+    limits: Limits
     bot_processes: str
     concurrency: int
     build: BuildConfig
@@ -170,6 +170,7 @@ class TournamentConfig:
             "schedule": self.schedule.to_dict(),
             "time_control": self.time_control.to_dict(),
             "fault_policy": self.fault_policy.to_dict(),
+            "limits": self.limits.to_dict(),
             "bot_processes": self.bot_processes,
         }
 
@@ -306,8 +307,8 @@ def parse_config(
     )
     seed = top.get("seed", _checker(top, _int_value, "an integer"), None)
     rules = _rules(top)
-    limits = _limits(top, "limits", top.data.get("limits"))
-    bots = _bots(top, base, limits)
+    limits = Limits(**_limits(top, "limits", top.data.get("limits")))
+    bots = _bots(top, base)
     schedule = _schedule(top, len(bots), rules.num_players)
     time_control = _policy(top, "time_control", TimeControl)
     fault_policy = _policy(top, "fault_policy", FaultPolicy)
@@ -466,14 +467,15 @@ def _limits(parent: _Section, key: str, data: Any) -> dict[str, int]:
 
     def size(key_path: str, value: Any) -> int:
         number = _size_value(value)
-        if number is None or number <= 0:
+        if number is None or number < 0:
             raise section.error(
-                key_path, f"expected a positive integer (or a size like 512M), got {_show(value)}"
+                key_path,
+                f"expected an integer, 0 for no limit (or a size like 512M), got {_show(value)}",
             )
         return number
 
-    values = {k: section.get(k, size, 0) for k in LIMIT_KEYS}
-    return {k: v for k, v in values.items() if v}
+    values = {k: section.get(k, size, -1) for k in LIMIT_KEYS}
+    return {k: v for k, v in values.items() if v >= 0}
 
 
 def _size_value(value: Any) -> int | None:
@@ -489,18 +491,16 @@ def _size_value(value: Any) -> int | None:
     return int(match.group(1)) * {"B": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[unit]
 
 
-def _bots(top: _Section, base: pathlib.Path, limits: Mapping[str, int]) -> tuple[BotSpec, ...]:
+def _bots(top: _Section, base: pathlib.Path) -> tuple[BotSpec, ...]:
     data = top.data["bots"]
     if not isinstance(data, dict) or not data:
         raise top.error(
             "bots", f"expected a mapping of bot names to bots (name: random), got {_show(data)}"
         )
-    return tuple(_bot(top, str(name), value, base, limits) for name, value in data.items())
+    return tuple(_bot(top, str(name), value, base) for name, value in data.items())
 
 
-def _bot(
-    top: _Section, name: str, value: Any, base: pathlib.Path, limits: Mapping[str, int]
-) -> BotSpec:
+def _bot(top: _Section, name: str, value: Any, base: pathlib.Path) -> BotSpec:
     key_path = f"bots.{name}"
     if not _NAME.match(name):
         raise top.error(
@@ -533,6 +533,6 @@ def _bot(
         raise top.error(
             f"{key_path}.limits", "limits apply only to launched bots (a command or a folder)"
         )
-    if spec.command is not None and (limits or own_limits):
-        spec = dataclasses.replace(spec, limits={**limits, **own_limits})
+    if own_limits:
+        spec = dataclasses.replace(spec, limits=own_limits)
     return spec

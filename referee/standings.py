@@ -238,41 +238,71 @@ class _Tally:
         return mean, (mean - half, mean + half)
 
 
-def _game_entries(entries: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The distinct game entries in schedule order (journal order when no index)."""
-    seen: dict[str, tuple[int, int, Mapping[str, Any]]] = {}
-    for position, entry in enumerate(entries):
-        if entry.get("type", "game") != "game" or entry["game_id"] in seen:
-            continue
-        seen[entry["game_id"]] = (entry.get("index", position), position, entry)
-    return [entry for _, _, entry in sorted(seen.values(), key=lambda v: v[:2])]
+class _Accumulator:
+    """One pass over the journal: order-free sums, plus what the ratings need, in order."""
 
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = list(names)
+        self.tallies = {b: _Tally() for b in self.names}
+        self.h2h: dict[str, dict[str, list[int]]] = {b: {} for b in self.names}
+        self.seen: set[str] = set()
+        #: (schedule index, journal position, bots, placements): small, for the ratings.
+        self.order: list[tuple[int, int, tuple[str, ...], tuple[int, ...]]] = []
+        self.started: set[str] = set()
+        self.failures: dict[str, list[str]] = collections.defaultdict(list)
 
-def _bot_statuses(
-    entries: Iterable[Mapping[str, Any]], excluded: Mapping[str, str]
-) -> dict[str, tuple[str, str, list[str]]]:
-    """Status, reason and notes per bot from the journal's ``bot`` entries."""
-    started: set[str] = set()
-    failures: dict[str, list[str]] = collections.defaultdict(list)
-    for entry in entries:
-        if entry.get("type") != "bot":
-            continue
+    def _bot(self, name: str) -> None:
+        if name not in self.tallies:
+            self.names.append(name)
+            self.tallies[name] = _Tally()
+            self.h2h[name] = {}
+
+    def add(self, position: int, entry: Mapping[str, Any]) -> None:
+        kind = entry.get("type", "game")
+        if kind == "bot":
+            self._bot_entry(entry)
+        if kind != "game" or entry["game_id"] in self.seen:
+            return
+        self.seen.add(entry["game_id"])
+        seats = tuple(entry["bots"])
+        for seat, bot in enumerate(seats):
+            self._bot(bot)
+            self.tallies[bot].add(entry, seat)
+        _head_to_head(self.h2h, seats, entry["placements"])
+        self.order.append(
+            (entry.get("index", position), position, seats, tuple(entry["placements"]))
+        )
+
+    def _bot_entry(self, entry: Mapping[str, Any]) -> None:
         if entry.get("status") == "started":
-            started.add(entry["bot"])
+            self.started.add(entry["bot"])
         elif entry.get("reason"):
             run = f"run {entry['run']}: " if "run" in entry else ""
-            failures[entry["bot"]].append(f"{run}{entry['reason']}")
-    result: dict[str, tuple[str, str, list[str]]] = {}
-    for bot, reason in excluded.items():
-        result[bot] = (BUILD_FAILED, reason, [])
-    for bot, reasons in failures.items():
-        if bot in result:
-            continue
-        if bot in started:
-            result[bot] = (OK, "", sorted(set(reasons)))
-        else:
-            result[bot] = (DID_NOT_START, reasons[-1], [])
-    return result
+            self.failures[entry["bot"]].append(f"{run}{entry['reason']}")
+
+    def ratings(self) -> dict[str, Any]:
+        """OpenSkill ratings, the games taken in schedule order."""
+        model = PlackettLuce()
+        ratings = {b: model.rating(name=b) for b in self.names}
+        for _, _, seats, placements in sorted(self.order, key=lambda g: g[:2]):
+            rated = model.rate([[ratings[b]] for b in seats], ranks=list(placements))
+            for bot, team in zip(seats, rated, strict=True):
+                ratings[bot] = team[0]
+        return ratings
+
+    def statuses(self, excluded: Mapping[str, str]) -> dict[str, tuple[str, str, list[str]]]:
+        """Status, reason and notes per bot."""
+        result: dict[str, tuple[str, str, list[str]]] = {
+            bot: (BUILD_FAILED, reason, []) for bot, reason in excluded.items()
+        }
+        for bot, reasons in self.failures.items():
+            if bot in result:
+                continue
+            if bot in self.started:
+                result[bot] = (OK, "", sorted(set(reasons)))
+            else:
+                result[bot] = (DID_NOT_START, reasons[-1], [])
+        return result
 
 
 def compute_standings(
@@ -288,37 +318,28 @@ def compute_standings(
 
     ``bots`` are the bots of the tournament in config order (a bot that
     played no game still gets a row); ``excluded`` maps the bots left out
-    (a failed build) to the reason.
+    (a failed build) to the reason. ``entries`` is read once, in any order
+    (a game given twice counts once), and need not fit in memory.
     """
     if ranking not in RANKING_KEYS:
         raise ValueError(f"ranking must be one of {', '.join(RANKING_KEYS)}, not {ranking!r}")
-    entries = list(entries)
     excluded = dict(excluded or {})
-    games = _game_entries(entries)
-    names = list(dict.fromkeys([*bots, *excluded, *(b for g in games for b in g["bots"])]))
-    tallies = {b: _Tally() for b in names}
-    h2h: dict[str, dict[str, list[int]]] = {a: {} for a in names}
-    model = PlackettLuce()
-    ratings = {b: model.rating(name=b) for b in names}
-    for game in games:
-        seats = game["bots"]
-        for seat, bot in enumerate(seats):
-            tallies[bot].add(game, seat)
-        _head_to_head(h2h, seats, game["placements"])
-        rated = model.rate([[ratings[b]] for b in seats], ranks=list(game["placements"]))
-        for bot, team in zip(seats, rated, strict=True):
-            ratings[bot] = team[0]
-    statuses = _bot_statuses(entries, excluded)
-    rows = [_row(b, tallies[b], ratings[b], statuses.get(b, (OK, "", []))) for b in names]
+    acc = _Accumulator(list(dict.fromkeys([*bots, *excluded])))
+    for position, entry in enumerate(entries):
+        acc.add(position, entry)
+    ratings = acc.ratings()
+    statuses = acc.statuses(excluded)
+    rows = [_row(b, acc.tallies[b], ratings[b], statuses.get(b, (OK, "", []))) for b in acc.names]
     rows.sort(key=_sort_key(ranking))
     ranked = tuple(dataclasses.replace(row, rank=i) for i, row in enumerate(rows, start=1))
     table = {
-        a: {b: HeadToHead(*counts) for b, counts in sorted(row.items())} for a, row in h2h.items()
+        a: {b: HeadToHead(*counts) for b, counts in sorted(row.items())}
+        for a, row in acc.h2h.items()
     }
     return Standings(
         name=name,
         ranking=ranking,
-        games_played=len(games),
+        games_played=len(acc.seen),
         games_scheduled=games_scheduled,
         bots=ranked,
         head_to_head=table,

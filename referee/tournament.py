@@ -729,6 +729,7 @@ class Tournament:
             log_dir=log_dir,
             time_control=self.config.time_control,
             fault_policy=self.config.fault_policy,
+            limits=self.config.limits,
         )
 
     def _on_bot(self, bot: str, status: str, reason: str = "", **extra: Any) -> None:

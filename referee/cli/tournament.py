@@ -99,9 +99,13 @@ def _resume_command() -> str:
 
 def _interrupted(result: RunResult) -> None:
     why = result.signal_name or "interrupt"
+    where = (
+        f"after {result.games_done} of {result.games_scheduled} games"
+        if result.games_scheduled
+        else "before play"
+    )
     click.echo(
-        f"\n{why}: stopped after {result.games_done} of {result.games_scheduled} games "
-        f"(the journal in {result.out_dir} is intact).\n"
+        f"\n{why}: stopped {where} (the journal in {result.out_dir} is intact).\n"
         f"To resume, run the same command again:\n  {_resume_command()}",
         err=True,
     )

@@ -1,0 +1,190 @@
+"""Benchmark: tournament throughput by concurrency, and the referee's memory over long runs.
+
+Two measurements (a script, not a test; the machine may be shared):
+
+1. **Throughput**: games per minute of a tournament between the Python sample
+   bots launched as processes (random-py and heuristic-py, each from its
+   folder and as a command: four bot processes, one table, duplicate deal
+   sets), at concurrency 1 and 2. Bot start-up is not counted: the clock runs
+   from the first game to the last. The two are measured alternately for a
+   few rounds and the ratio is taken per round; the summary is the median.
+   Target: concurrency 2 gives at least 1.6x concurrency 1.
+2. **Memory**: the referee process's peak resident memory (``ru_maxrss``)
+   over a tournament of built-in bots (in-process, so the referee is all
+   there is) of about 100 and about 1000 games, each in a fresh process.
+   Target: less than 10% growth.
+
+Usage::
+
+    python bench/tournament.py                 # both
+    python bench/tournament.py --rounds 3 --deal-sets 6 --skip-memory
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+
+from referee.config import load_config
+from referee.tournament import Progress, Tournament
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "sample_bots" / "python"
+
+
+class _Clock(Progress):
+    """A silent progress sink that times the games (from the last start() to finish())."""
+
+    def __init__(self) -> None:
+        super().__init__(enabled=False)
+        self.began = self.ended = 0.0
+
+    def start(self, total: int) -> None:
+        super().start(total)
+        self.began = time.perf_counter()
+
+    def finish(self) -> None:
+        self.ended = time.perf_counter()
+
+
+def _throughput_config(folder: pathlib.Path, deal_sets: int, target: int) -> pathlib.Path:
+    path = folder / "throughput.yaml"
+    path.write_text(
+        textwrap.dedent(
+            f"""
+            name: bench-throughput
+            seed: 1
+            bots:
+              random-py: {SAMPLES / "random"}
+              heuristic-py: {SAMPLES / "heuristic"}
+              random-cmd: "{{python}} {SAMPLES / "random" / "bot.py"} --port {{port}}"
+              heuristic-cmd: "{{python}} {SAMPLES / "heuristic" / "bot.py"} --port {{port}}"
+            rules: {{target_score: {target}}}
+            schedule: {{deal_sets: {deal_sets}}}
+            time_control: {{move_time_ms: 5000}}
+            """
+        )
+    )
+    return path
+
+
+def games_per_minute(config: pathlib.Path, out: pathlib.Path, concurrency: int) -> float:
+    """Games per minute of one full run (bot start-up excluded)."""
+    clock = _Clock()
+    result = Tournament(
+        load_config(config),
+        out_dir=out,
+        fresh=True,
+        concurrency=concurrency,
+        progress=clock,
+        echo=lambda _: None,
+    ).run()
+    if not result.complete:
+        raise SystemExit(f"benchmark tournament incomplete: {result}")
+    return result.games_played / (clock.ended - clock.began) * 60
+
+
+def throughput(rounds: int, deal_sets: int, target: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-tournament-") as tmp:
+        folder = pathlib.Path(tmp)
+        config = _throughput_config(folder, deal_sets, target)
+        games = 4 * deal_sets
+        print(
+            f"throughput: 4 Python sample bots as processes, {games} games per run, target {target}"
+        )
+        print(f"{'round':>5}  {'c=1 games/min':>14}  {'c=2 games/min':>14}  {'ratio':>6}")
+        ratios, ones, twos = [], [], []
+        for n in range(1, rounds + 1):
+            one = games_per_minute(config, folder / "out", 1)
+            two = games_per_minute(config, folder / "out", 2)
+            ones.append(one)
+            twos.append(two)
+            ratios.append(two / one)
+            print(f"{n:>5}  {one:>14.1f}  {two:>14.1f}  {two / one:>6.2f}")
+        ratio = statistics.median(ratios)
+        verdict = "meets" if ratio >= 1.6 else "BELOW"
+        print(
+            f"median  {statistics.median(ones):>14.1f}  {statistics.median(twos):>14.1f}  "
+            f"{ratio:>6.2f}  ({verdict} the 1.6x target)"
+        )
+
+
+def _memory_child(deal_sets: int, out: str) -> None:
+    """Run a built-in tournament in this process and print its peak RSS (KiB) as JSON."""
+    folder = pathlib.Path(out)
+    config = folder / f"memory-{deal_sets}.yaml"
+    config.write_text(
+        textwrap.dedent(
+            f"""
+            name: bench-memory
+            seed: 1
+            bots: {{r1: random, r2: random, h1: heuristic, h2: heuristic, h3: heuristic}}
+            schedule: {{deal_sets: {deal_sets}}}
+            concurrency: 2
+            """
+        )
+    )
+    result = Tournament(
+        load_config(config), out_dir=folder / f"out-{deal_sets}", echo=lambda _: None
+    ).run()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"games": result.games_played, "maxrss_kib": peak, "s": result.elapsed_s}))
+
+
+def memory(sizes: list[int]) -> None:
+    print("memory: built-in bots (5 bots, 5 tables of 4, duplicate), concurrency 2")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
+        for deal_sets in sizes:
+            out = subprocess.run(
+                [sys.executable, __file__, "--memory-child", str(deal_sets), tmp],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+            rows.append(json.loads(out.strip().splitlines()[-1]))
+            row = rows[-1]
+            print(
+                f"  {row['games']:>5} games: peak RSS {row['maxrss_kib'] / 1024:7.1f} MiB "
+                f"({row['s']:.0f} s)"
+            )
+    growth = rows[-1]["maxrss_kib"] / rows[0]["maxrss_kib"] - 1
+    verdict = "meets" if growth < 0.10 else "ABOVE"
+    print(
+        f"  growth {rows[0]['games']} -> {rows[-1]['games']} games: {growth:+.1%} "
+        f"({verdict} the < 10% target)"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of c=1 and c=2")
+    parser.add_argument("--deal-sets", type=int, default=8, help="deal sets (x4 games) per run")
+    parser.add_argument("--target", type=int, default=100, help="target score of the games")
+    parser.add_argument("--skip-throughput", action="store_true")
+    parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument(
+        "--memory-child", nargs=2, metavar=("DEAL_SETS", "DIR"), help=argparse.SUPPRESS
+    )
+    args = parser.parse_args()
+    if args.memory_child:
+        _memory_child(int(args.memory_child[0]), args.memory_child[1])
+        return
+    if not args.skip_throughput:
+        throughput(args.rounds, args.deal_sets, args.target)
+    if not args.skip_memory:
+        memory([5, 50])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+"""Fixtures of the tournament tests: configs in temporary folders, process checks."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import textwrap
+import time
+from typing import Any
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SAMPLE_HEURISTIC = ROOT / "sample_bots" / "python" / "heuristic"
+
+
+def write_config(folder: pathlib.Path, text: str, name: str = "t.yaml") -> pathlib.Path:
+    """Write a config file (dedented) into ``folder``."""
+    path = folder / name
+    path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return path
+
+
+def copy_heuristic(folder: pathlib.Path, name: str = "hbot") -> pathlib.Path:
+    """A copy of the Python heuristic sample bot's folder (so its processes run in ``folder``)."""
+    target = folder / name
+    shutil.copytree(SAMPLE_HEURISTIC, target, ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+def processes_in(folder: pathlib.Path) -> list[int]:
+    """Live processes (not zombies) whose working directory is inside ``folder``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            cwd = os.readlink(f"/proc/{entry}/cwd")
+            stat = pathlib.Path(f"/proc/{entry}/stat").read_bytes()
+        except OSError:
+            continue
+        state = stat[stat.rfind(b")") + 2 :].split()[0]
+        if state != b"Z" and (cwd == str(folder) or cwd.startswith(f"{folder}/")):
+            found.append(int(entry))
+    return found
+
+
+def wait_no_processes_in(folder: pathlib.Path, wait_s: float = 6.0) -> list[int]:
+    """Processes left in ``folder`` after waiting up to ``wait_s`` for them to end."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        left = processes_in(folder)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.1)
+
+
+def journal_games(path: pathlib.Path) -> dict[str, dict[str, Any]]:
+    """The game entries of a journal by game id (the deterministic fields only)."""
+    keep = ("bots", "seed", "scores", "placements", "winners", "hand_scores", "moons")
+    games = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        entry = json.loads(line)
+        if entry["type"] == "game":
+            assert entry["game_id"] not in games, f"{entry['game_id']} journaled twice"
+            games[entry["game_id"]] = {k: entry[k] for k in keep} | {
+                "faults": entry["faults"],
+                "forfeited": entry["forfeited"],
+            }
+    return games
+
+
+def without_timing(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Standings rows without what differs from run to run (timings, per-run notes)."""
+    return [{k: v for k, v in r.items() if k not in ("ms_per_decision", "notes")} for r in rows]
+
+
+@pytest.fixture
+def builtin_config(tmp_path: pathlib.Path) -> pathlib.Path:
+    """A quick tournament of five built-in bots (5 tables x 1 deal set x 4 rotations)."""
+    return write_config(
+        tmp_path,
+        """
+        name: quick
+        seed: 7
+        bots: {r1: random, r2: random, h1: heuristic, h2: heuristic, h3: heuristic}
+        rules: {target_score: 40}
+        concurrency: 2
+        output: out
+        """,
+    )

@@ -1,0 +1,144 @@
+"""Real tournaments with real bot processes: SIGKILL and resume, Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from .conftest import (
+    copy_heuristic,
+    journal_games,
+    processes_in,
+    wait_no_processes_in,
+    without_timing,
+    write_config,
+)
+
+pytestmark = pytest.mark.slow
+
+
+def config(folder: pathlib.Path) -> pathlib.Path:
+    """Five deterministic bots, two of them launched processes: 60 short games."""
+    copy_heuristic(folder, "hbot")
+    return write_config(
+        folder,
+        """
+        name: resume
+        seed: 12
+        bots:
+          h-folder: hbot
+          h-command: "{python} hbot/bot.py --port {port}"
+          r1: random
+          h1: heuristic
+          r2: random
+        rules: {target_score: 30}
+        schedule: {deal_sets: 3}
+        time_control: {move_time_ms: 10000, notify_timeout_ms: 10000}
+        concurrency: 2
+        """,
+    )
+
+
+def start(path: pathlib.Path, out: pathlib.Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "referee.cli", "tournament", str(path), "--out", str(out)],
+        cwd=path.parent,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def games_in(journal: pathlib.Path) -> int:
+    try:
+        return journal.read_bytes().count(b'"type":"game"')
+    except OSError:
+        return 0
+
+
+def test_sigkill_at_random_points_then_resume_gives_the_same_journal(
+    tmp_path: pathlib.Path,
+) -> None:
+    path = config(tmp_path)
+    reference = tmp_path / "reference"
+    proc = start(path, reference)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    expected = journal_games(reference / "journal.jsonl")
+    assert len(expected) == 60
+
+    out = tmp_path / "killed"
+    journal = out / "journal.jsonl"
+    rng = random.Random(os.getpid())
+    kills = starts = 0
+    for _ in range(3):
+        # Kill at a random point: after a random number of further games, plus a random delay
+        # (with no further games, that is during the start-up).
+        target = games_in(journal) + rng.randrange(0, 15)
+        proc = start(path, out)
+        starts += 1
+        while games_in(journal) < target and proc.poll() is None:
+            time.sleep(0.02)
+        time.sleep(rng.uniform(0, 0.5))
+        if proc.poll() is not None:
+            break
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        kills += 1
+        # The sandbox takes the bots down with the referee.
+        assert not wait_no_processes_in(tmp_path)
+    proc = start(path, out)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert kills >= 1
+    assert journal_games(out / "journal.jsonl") == expected
+    runs = [
+        json.loads(line)
+        for line in (out / "journal.jsonl").read_text().splitlines()
+        if '"type":"run"' in line
+    ]
+    # A run killed before it opened the journal leaves no trace there.
+    assert 1 <= len(runs) <= starts + 1
+    standings = json.loads((out / "standings.json").read_text())
+    wanted = json.loads((reference / "standings.json").read_text())
+    assert without_timing(standings["bots"]) == without_timing(wanted["bots"])
+    assert standings["head_to_head"] == wanted["head_to_head"]
+    for game_id in expected:
+        assert (out / "games" / f"{game_id}.jsonl").read_text().count('"type":"game_end"') == 1
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_stops_cleanly_and_says_how_to_resume(
+    tmp_path: pathlib.Path, sig: signal.Signals
+) -> None:
+    path = config(tmp_path)
+    out = tmp_path / "out"
+    proc = start(path, out)
+    deadline = time.monotonic() + 60
+    while games_in(out / "journal.jsonl") < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert processes_in(tmp_path), "the bots should be running"
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert f"{sig.name}: stopped after" in err
+    assert "To resume, run the same command again:" in err
+    assert f"referee tournament {path} --out {out}" in err
+    assert "Traceback" not in err
+    assert not wait_no_processes_in(tmp_path, wait_s=1.0)
+    done = journal_games(out / "journal.jsonl")
+    assert 2 <= len(done) < 60
+    if sig == signal.SIGTERM:
+        return
+    proc = start(path, out)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert len(journal_games(out / "journal.jsonl")) == 60
