@@ -182,16 +182,16 @@ def _suit_table(suit: int) -> tuple[tuple[Card, ...], ...]:
 # costs four table look-ups instead of a loop over its bits: card_list is on
 # the hot path of every bot and of the referee.
 _SUIT_TABLES = tuple(_suit_table(suit) for suit in range(4))
+_CLUB_TABLE, _DIAMOND_TABLE, _HEART_TABLE, _SPADE_TABLE = _SUIT_TABLES
 
 
 def card_list(mask: int) -> list[Card]:
     """The cards of a mask in ascending index order (clubs first, low first)."""
-    clubs, diamonds, hearts, spades = _SUIT_TABLES
     return [
-        *clubs[mask & 0x1FFF],
-        *diamonds[mask >> 13 & 0x1FFF],
-        *hearts[mask >> 26 & 0x1FFF],
-        *spades[mask >> 39 & 0x1FFF],
+        *_CLUB_TABLE[mask & 0x1FFF],
+        *_DIAMOND_TABLE[mask >> 13 & 0x1FFF],
+        *_HEART_TABLE[mask >> 26 & 0x1FFF],
+        *_SPADE_TABLE[mask >> 39 & 0x1FFF],
     ]
 
 
