@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import pathlib
 import resource
 import statistics
@@ -42,19 +43,49 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_bots" / "python"
 
 
+def _tree_cpu() -> tuple[float, float]:
+    """CPU seconds used so far by this process, and by it and every live descendant (/proc)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    children: dict[int, list[int]] = {}
+    usage: dict[int, float] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = pathlib.Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        children.setdefault(int(fields[1]), []).append(int(entry))
+        usage[int(entry)] = (int(fields[11]) + int(fields[12])) / ticks
+    total, todo = 0.0, [os.getpid()]
+    while todo:
+        pid = todo.pop()
+        total += usage.get(pid, 0.0)
+        todo.extend(children.get(pid, []))
+    return usage.get(os.getpid(), 0.0), total
+
+
 class _Clock(Progress):
-    """A silent progress sink that times the games (from the last start() to finish())."""
+    """A silent progress sink that times the games (from the last start() to finish())
+    and measures the CPU the referee and its bots used meanwhile."""
 
     def __init__(self) -> None:
         super().__init__(enabled=False)
         self.began = self.ended = 0.0
+        self.cpu = self.referee_cpu = 0.0
 
     def start(self, total: int) -> None:
         super().start(total)
         self.began = time.perf_counter()
+        referee, total = _tree_cpu()
+        self.referee_cpu, self.cpu = -referee, -total
 
     def finish(self) -> None:
         self.ended = time.perf_counter()
+        referee, total = _tree_cpu()
+        self.referee_cpu += referee
+        self.cpu += total
 
 
 def _throughput_config(folder: pathlib.Path, deal_sets: int, target: int) -> pathlib.Path:
@@ -78,8 +109,11 @@ def _throughput_config(folder: pathlib.Path, deal_sets: int, target: int) -> pat
     return path
 
 
-def games_per_minute(config: pathlib.Path, out: pathlib.Path, concurrency: int) -> float:
-    """Games per minute of one full run (bot start-up excluded)."""
+def games_per_minute(
+    config: pathlib.Path, out: pathlib.Path, concurrency: int
+) -> tuple[float, float, float]:
+    """Games per minute of one full run (bot start-up excluded), the CPU cores used by the
+    referee and its bots together, and by the referee alone."""
     clock = _Clock()
     result = Tournament(
         load_config(config),
@@ -91,7 +125,8 @@ def games_per_minute(config: pathlib.Path, out: pathlib.Path, concurrency: int) 
     ).run()
     if not result.complete:
         raise SystemExit(f"benchmark tournament incomplete: {result}")
-    return result.games_played / (clock.ended - clock.began) * 60
+    wall = clock.ended - clock.began
+    return result.games_played / wall * 60, clock.cpu / wall, clock.referee_cpu / wall
 
 
 def throughput(rounds: int, deal_sets: int, target: int) -> None:
@@ -102,20 +137,31 @@ def throughput(rounds: int, deal_sets: int, target: int) -> None:
         print(
             f"throughput: 4 Python sample bots as processes, {games} games per run, target {target}"
         )
-        print(f"{'round':>5}  {'c=1 games/min':>14}  {'c=2 games/min':>14}  {'ratio':>6}")
+        print(
+            f"{'round':>5}  {'c=1 games/min':>14} {'cores':>9}  {'c=2 games/min':>14} {'cores':>9}"
+            f"  {'ratio':>5}  {'load':>4}"
+        )
         ratios, ones, twos = [], [], []
         for n in range(1, rounds + 1):
-            one = games_per_minute(config, folder / "out", 1)
-            two = games_per_minute(config, folder / "out", 2)
+            one, one_cores, one_ref = games_per_minute(config, folder / "out", 1)
+            two, two_cores, two_ref = games_per_minute(config, folder / "out", 2)
             ones.append(one)
             twos.append(two)
             ratios.append(two / one)
-            print(f"{n:>5}  {one:>14.1f}  {two:>14.1f}  {two / one:>6.2f}")
+            print(
+                f"{n:>5}  {one:>14.1f} {one_cores:>4.2f}/{one_ref:>4.2f}"
+                f"  {two:>14.1f} {two_cores:>4.2f}/{two_ref:>4.2f}"
+                f"  {two / one:>5.2f}  {os.getloadavg()[0]:>4.1f}"
+            )
         ratio = statistics.median(ratios)
         verdict = "meets" if ratio >= 1.6 else "BELOW"
         print(
-            f"median  {statistics.median(ones):>14.1f}  {statistics.median(twos):>14.1f}  "
-            f"{ratio:>6.2f}  ({verdict} the 1.6x target)"
+            f"median  {statistics.median(ones):>14.1f} {'':>9}  {statistics.median(twos):>14.1f}"
+            f" {'':>9}  {ratio:>5.2f}  ({verdict} the 1.6x target)"
+        )
+        print(
+            "cores: CPU used per second of play by the referee and its bots / by the referee "
+            "alone; load: the machine's 1-minute load average"
         )
 
 

@@ -805,20 +805,24 @@ class Tournament:
         )
         pending: dict[concurrent.futures.Future[GameRecord], ScheduledGame] = {}
         games = iter(todo)
+
+        def fill() -> None:
+            while not self.stop.is_set() and len(pending) < self.concurrency:
+                game = next(games, None)
+                if game is None:
+                    return
+                pending[executor.submit(self._play, game, state)] = game
+
         try:
-            while True:
-                while not self.stop.is_set() and len(pending) < self.concurrency:
-                    game = next(games, None)
-                    if game is None:
-                        break
-                    pending[executor.submit(self._play, game, state)] = game
-                if not pending or self.stop.is_set():
-                    break
+            fill()
+            while pending and not self.stop.is_set():
                 done, _ = concurrent.futures.wait(
                     pending, timeout=0.5, return_when=concurrent.futures.FIRST_COMPLETED
                 )
-                for future in done:
-                    self._finish(pending.pop(future), future)
+                finished = [(future, pending.pop(future)) for future in done]
+                fill()  # the next games start before these are journaled
+                for future, game in finished:
+                    self._finish(game, future)
                 self.progress.refresh()
             if pending:
                 self._wind_down(pending)
