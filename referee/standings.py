@@ -448,7 +448,7 @@ def _table_rows(standings: Standings) -> list[list[Any]]:
                 b.rank,
                 b.bot,
                 b.games,
-                f"{b.wins:g}",
+                f"{b.wins:.2f}".rstrip("0").rstrip("."),
                 _num(b.avg_placement),
                 _num(b.points_per_hand, 3),
                 f"{ci[0]:.2f} .. {ci[1]:.2f}" if ci else "-",

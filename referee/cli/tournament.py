@@ -99,14 +99,15 @@ def _resume_command() -> str:
 
 def _interrupted(result: RunResult) -> None:
     why = result.signal_name or "interrupt"
-    where = (
-        f"after {result.games_done} of {result.games_scheduled} games"
-        if result.games_scheduled
-        else "before play"
-    )
+    if result.games_scheduled:
+        where = (
+            f"after {result.games_done} of {result.games_scheduled} games "
+            f"(the journal in {result.out_dir} is intact)"
+        )
+    else:
+        where = "before play"
     click.echo(
-        f"\n{why}: stopped {where} (the journal in {result.out_dir} is intact).\n"
-        f"To resume, run the same command again:\n  {_resume_command()}",
+        f"\n{why}: stopped {where}.\nTo resume, run the same command again:\n  {_resume_command()}",
         err=True,
     )
     sys.stdout.flush()
