@@ -317,7 +317,9 @@ def parse_config(
     concurrency = top.get("concurrency", _int_range(top, 1, 256), default_concurrency)
     build = _build(top)
     output = top.get("output", _checker(top, _str_value, "a folder path"), None)
-    out_path = (base / output) if output else pathlib.Path("runs") / name
+    out_path = (
+        pathlib.Path(os.path.normpath(base / output)) if output else pathlib.Path("runs", name)
+    )
     ranking = top.get("ranking", _choice(top, RANKING_KEYS), "points")
     return TournamentConfig(
         path=file,

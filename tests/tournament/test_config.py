@@ -288,3 +288,19 @@ def test_cli_reports_a_bad_config_without_traceback_or_output(tmp_path: pathlib.
     assert "Traceback" not in result.output
     assert f"Error: {path}: rules.moon_scoring: expected one of" in result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_the_example_configs_are_valid() -> None:
+    root = pathlib.Path(__file__).resolve().parents[2] / "tournaments"
+    example = load_config(root / "example.yaml")
+    assert [b.name for b in example.bots] == [
+        "random-py",
+        "heuristic-py",
+        "heuristic-cmd",
+        "random",
+        "heuristic",
+    ]
+    assert example.bot("random-py").cwd == str(root.parent / "sample_bots" / "python" / "random")
+    variants = load_config(root / "variants.yaml")
+    assert variants.rules.num_players == 5 and variants.schedule.max_tables == 20
+    assert variants.output == root.parent / "runs" / "variants"
