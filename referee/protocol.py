@@ -7,6 +7,7 @@ a guess.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 
 from referee.engine import (
@@ -20,6 +21,7 @@ from referee.engine import (
     SeatView,
     TieRule,
     Trick,
+    card_list,
 )
 from referee.pb.hearts.v1 import hearts_pb2 as pb
 
@@ -148,6 +150,37 @@ def trick_to_pb(trick: Trick) -> pb.Trick:
     )
 
 
+# Building a PlayCardRequest field by field costs more than the gRPC call
+# around it (nested messages are copied card by card). Instead, the repeated
+# and message fields are concatenated from their serialised encodings (a
+# serialised message is the concatenation of its fields; repeated fields
+# append in order) and parsed once. Tricks are immutable, so each one is
+# encoded once. tests/match/test_protocol.py checks the result against the
+# plain construction.
+def _card_fields(name: str) -> list[bytes]:
+    return [pb.PlayCardRequest(**{name: [card]}).SerializeToString() for card in _PB_CARDS]
+
+
+_HAND_FIELD = _card_fields("hand")
+_PASSED_FIELD = _card_fields("passed")
+_RECEIVED_FIELD = _card_fields("received")
+_LEGAL_FIELD = _card_fields("legal_moves")
+
+
+@functools.lru_cache(maxsize=8192)
+def _trick_pb(trick: Trick) -> pb.Trick:
+    """The message of a trick, shared: never modify it."""
+    return trick_to_pb(trick)
+
+
+@functools.lru_cache(maxsize=8192)
+def _trick_field(trick: Trick, current: bool) -> bytes:
+    """A trick as PlayCardRequest's field ``current_trick`` or one of ``tricks``."""
+    if current:
+        return pb.PlayCardRequest(current_trick=_trick_pb(trick)).SerializeToString()
+    return pb.PlayCardRequest(tricks=[_trick_pb(trick)]).SerializeToString()
+
+
 def trick_from_pb(trick: pb.Trick) -> Trick:
     return Trick(
         trick.leader,
@@ -204,25 +237,29 @@ def pass_request(
 def play_request(
     game_id: str, view: SeatView, decision_id: str, move_time_ms: int, time_bank_ms: int
 ) -> pb.PlayCardRequest:
-    return pb.PlayCardRequest(
+    request = pb.PlayCardRequest(
         game_id=game_id,
         seat=view.seat,
         decision_id=decision_id,
         clock=_clock(move_time_ms, time_bank_ms),
         hand_number=view.hand_number,
         trick_number=view.trick_number,
-        hand=cards_to_pb(view.hand),
-        passed=cards_to_pb(view.passed or ()),
-        received=cards_to_pb(view.received or ()),
         passed_to=view.pass_to,
         pass_direction=_DIRECTION_TO_PB[view.pass_direction],
-        tricks=[trick_to_pb(t) for t in view.tricks],
-        current_trick=trick_to_pb(view.current_trick),
         points_taken=view.points_taken,
         scores=view.scores,
         hearts_broken=view.hearts_broken,
-        legal_moves=cards_to_pb(view.legal_moves),
     )
+    parts = [_HAND_FIELD[c] for c in card_list(view.hand)]
+    if view.passed:
+        parts += [_PASSED_FIELD[c] for c in card_list(view.passed)]
+    if view.received:
+        parts += [_RECEIVED_FIELD[c] for c in card_list(view.received)]
+    parts += [_trick_field(t, False) for t in view.tricks]
+    parts.append(_trick_field(view.current_trick, True))
+    parts += [_LEGAL_FIELD[c] for c in card_list(view.legal_moves)]
+    request.MergeFromString(b"".join(parts))
+    return request
 
 
 def moon_scoring_request(
@@ -246,7 +283,7 @@ def end_hand_request(game_id: str, seat: int, result: HandResult) -> pb.EndHandR
         hand_scores=result.scores,
         moon_shooter=-1 if result.moon_shooter is None else result.moon_shooter,
         scores=result.totals,
-        tricks=[trick_to_pb(t) for t in result.tricks],
+        tricks=[_trick_pb(t) for t in result.tricks],
     )
 
 

@@ -66,6 +66,39 @@ def test_play_request_round_trip(rules: Rules) -> None:
     assert checked > 50
 
 
+def _plain_play_request(view: SeatView, move_ms: int, bank_ms: int) -> pb.PlayCardRequest:
+    """PlayCardRequest built field by field (what protocol.play_request must equal)."""
+    return pb.PlayCardRequest(
+        game_id="g",
+        seat=view.seat,
+        decision_id="d",
+        clock=pb.Clock(move_time_ms=move_ms, time_bank_ms=bank_ms),
+        hand_number=view.hand_number,
+        trick_number=view.trick_number,
+        hand=[protocol.card_to_pb(c) for c in view.hand],
+        passed=[protocol.card_to_pb(c) for c in view.passed or ()],
+        received=[protocol.card_to_pb(c) for c in view.received or ()],
+        passed_to=view.pass_to,
+        pass_direction=protocol.direction_to_pb(view.pass_direction),
+        tricks=[protocol.trick_to_pb(t) for t in view.tricks],
+        current_trick=protocol.trick_to_pb(view.current_trick),
+        points_taken=view.points_taken,
+        scores=view.scores,
+        hearts_broken=view.hearts_broken,
+        legal_moves=[protocol.card_to_pb(c) for c in view.legal_moves],
+    )
+
+
+@pytest.mark.parametrize("rules", VARIANTS[:3], ids=lambda r: f"{r.num_players}p")
+def test_play_request_is_the_plain_message(rules: Rules) -> None:
+    for _, view in random_views(rules, 7, every=2):
+        fast = protocol.play_request("g", view, "d", 250, 1234)
+        assert fast == _plain_play_request(view, 250, 1234)
+        assert _wire(fast).SerializeToString(deterministic=True) == _plain_play_request(
+            view, 250, 1234
+        ).SerializeToString(deterministic=True)
+
+
 @pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: f"{r.num_players}p")
 def test_other_requests(rules: Rules) -> None:
     state = GameState.new(rules, 9)
