@@ -609,6 +609,8 @@ class Tournament:
         self.run_number = 1
         self._journal: Journal | None = None
         self._bots: _SharedBots | _TableBots | None = None
+        self._scheduled = 0
+        self._errors: list[str] = []
 
     # Opening the folder ---------------------------------------------------------------------
 
@@ -846,7 +848,6 @@ class Tournament:
     def run(self) -> RunResult:
         """Run or resume the tournament; see the module docs."""
         started = time.monotonic()
-        self._errors: list[str] = []
         signals = _StopSignals(self.stop)
         result: RunResult | None = None
         with signals:
@@ -866,10 +867,9 @@ class Tournament:
 
     def _interrupted_result(self) -> RunResult:
         done = sum(1 for e in read_journal(self.layout.journal) if e["type"] == "game")
-        scheduled = getattr(self, "_scheduled", 0)
         return RunResult(
             out_dir=self.layout.root,
-            games_scheduled=scheduled,
+            games_scheduled=self._scheduled,
             games_done=done,
             games_played=self.progress.played,
             interrupted=True,
@@ -877,25 +877,28 @@ class Tournament:
             lingering=True,
         )
 
-    def _run(self, signals: _StopSignals) -> RunResult:
-        state = self._open_folder()
-        self._scheduled = 0
-        participants, broken = self._participants(state)
-        schedule = self._schedule(participants, state.seed)
-        self._scheduled = len(schedule)
-        state.games_scheduled = len(schedule)
-        state.save(self.layout.state)
+    def _journaled(self, schedule: Schedule) -> set[str]:
+        """The scheduled games the journal already has (counted in the progress)."""
         ids = schedule.by_id()
-        self.progress.start(len(schedule))
         done: set[str] = set()
         for entry in read_journal(self.layout.journal):
             if entry["type"] == "run":
                 self.run_number = entry["run"] + 1
-            elif (
-                entry["type"] == "game" and entry["game_id"] in ids and entry["game_id"] not in done
-            ):
-                done.add(entry["game_id"])
+                continue
+            game_id = entry.get("game_id")
+            if entry["type"] == "game" and game_id in ids and game_id not in done:
+                done.add(game_id)
                 self.progress.add(entry, this_run=False)
+        return done
+
+    def _run(self, signals: _StopSignals) -> RunResult:
+        state = self._open_folder()
+        participants, broken = self._participants(state)
+        schedule = self._schedule(participants, state.seed)
+        self._scheduled = state.games_scheduled = len(schedule)
+        state.save(self.layout.state)
+        self.progress.start(len(schedule))
+        done = self._journaled(schedule)
         self._journal = Journal(self.layout.journal)
         self._journal.append(
             {
