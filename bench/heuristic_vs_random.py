@@ -112,6 +112,7 @@ def run(
 
 def report(label: str, results: dict[str, dict[str, list[float]]]) -> None:
     print(f"\n{label}")
+    print("two seats each; a seat's fair share of wins is 25%, of placements 2.5")
     print(f"{'bot':<10} {'win rate':>16} {'avg placement':>18} {'points per hand':>18}")
     for side in SIDES:
         r = results[side]

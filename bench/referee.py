@@ -1,28 +1,38 @@
 #!/usr/bin/env python3
 """The referee's time per decision over gRPC, beside a raw gRPC round trip.
 
-    python bench/referee.py [--games 6] [--echo-calls 2000] [--profile]
+    python bench/referee.py [--games 10] [--bots random,heuristic,random,heuristic] [--profile]
 
 What it measures, in one run, on loopback:
 
-- **echo**: a raw gRPC unary round trip between two Python processes: this
-  process calls a minimal echo server process (a generic handler that returns
-  its 4-byte request; the same grpcio, the same thread-pool server as
-  referee.botkit) and times each call.
-- **referee**: full games between four Python sample bots
-  (sample_bots/python/random and /heuristic, twice each), each a separate
+- **referee**: full games (default rules) between four Python sample bots,
+  sample_bots/python/random and /heuristic twice each, each a separate
   process launched by the referee (BotPool -> LaunchedBot), played by
-  referee.match.play_game with the default rules. The headline figure is
-  **wall time of play_game / decisions** (passes + plays + moon choices): it
-  charges the referee for everything it does per game, the notification RPCs
-  (StartGame, DealHand, EndHand, EndGame), the engine, the views, the
-  protocol conversions and the log included. The mean "ms" of the log's play
-  records (the time of one PlayCard decision as the referee measures it:
-  request building, the RPC, the bot's answer, the parse) is printed too.
+  referee.match.play_game. The headline figure is **the wall time of
+  play_game divided by the decisions** (passes + plays + moon choices): it
+  charges the referee for everything it does in a game: the notification
+  RPCs (StartGame, DealHand, EndHand, EndGame), the engine, the views, the
+  protocol conversions, the log. The mean "ms" of the log's play records (one
+  PlayCard decision as the referee times it: request building, the RPC, the
+  bot's work, the checks) is printed too.
+- **echo**: a raw gRPC unary round trip between two Python processes: this
+  process calls a minimal echo server process (a generic handler returning
+  its 4-byte request; the same grpcio and the same thread-pool server as
+  referee.botkit). One echo call is made after every play of the games
+  above (from the log's on_event hook, timed separately and taken off the
+  game's wall time), so that the echo is measured under the same conditions
+  as the referee: the same load, and a server that idles between calls as
+  the bots do. The back-to-back figure (500 calls in a row, a hot server) is
+  printed for reference.
+- **echo, four servers**: the same, with four echo server processes called
+  in the seats' order (after seat s plays, server s), the access pattern of
+  the four bots: the transport cost of talking to four idle processes.
+- **referee alone**: the same games against four in-process "instant" bots
+  behind the gRPC player class (no transport, no thought): the referee's own
+  work per decision.
 
-Echo batches and games alternate, so that a change in the machine's load
-affects both; the figures are medians over batches. The target is a ratio
-(referee per decision / echo) of at most 1.15.
+The figures are medians over games. The target is a ratio (referee wall time
+per decision / echo) of at most 1.15.
 
 ``--profile`` runs one more game under cProfile and prints the referee's
 hottest functions.
@@ -99,6 +109,13 @@ class Echo:
         for _ in range(200):  # warm up
             self.call(PAYLOAD, timeout=5)
 
+    def batch(self, calls: int) -> float:
+        """Mean ms of ``calls`` back-to-back round trips (a hot server)."""
+        start = time.perf_counter()
+        for _ in range(calls):
+            self.call(PAYLOAD, timeout=5)
+        return (time.perf_counter() - start) * 1000 / calls
+
     def close(self) -> None:
         self.channel.close()
         self.proc.terminate()
@@ -134,13 +151,12 @@ def play_one(
     log_dir: pathlib.Path,
     bots: tuple[str, ...],
     echo: Echo | None = None,
-    echo_per_trick: int = 4,
+    echoes: list[Echo] | None = None,
 ) -> dict:
-    """Play one game; with ``echo``, interleave echo calls (after every trick).
+    """Play one game; with ``echo``/``echoes``, make echo calls after every play.
 
     The echo calls are timed on their own and their time is taken off the
-    game's wall time, so the game and the echo are measured under the same
-    conditions, a few milliseconds apart.
+    game's wall time and CPU time.
     """
     spec = GameSpec(
         game_id=f"bench-{seed}",
@@ -150,33 +166,40 @@ def play_one(
         time_control=TimeControl(move_time_ms=5000),
         fault_policy=FaultPolicy(),
     )
-    echo_s: list[float] = []
+    one_s: list[float] = []
+    four_s: list[float] = []
     echo_cpu_s: list[float] = []
 
-    def on_event(kind: str, _: dict) -> None:
-        if echo is not None and kind == "trick":
-            start, cpu = time.perf_counter(), time.process_time()
-            for _ in range(echo_per_trick):
-                echo.call(PAYLOAD, timeout=5)
-            echo_s.append(time.perf_counter() - start)
-            echo_cpu_s.append(time.process_time() - cpu)
+    def on_event(kind: str, record: dict) -> None:
+        if kind != "play" or echo is None:
+            return
+        cpu = time.process_time()
+        start = time.perf_counter()
+        echo.call(PAYLOAD, timeout=5)
+        middle = time.perf_counter()
+        if echoes:
+            echoes[record["seat"]].call(PAYLOAD, timeout=5)
+            four_s.append(time.perf_counter() - middle)
+        one_s.append(middle - start)
+        echo_cpu_s.append(time.process_time() - cpu)
 
     start, cpu = time.perf_counter(), time.process_time()
     record = play_game(spec, players, log_dir / f"game-{seed}.jsonl", on_event=on_event)
-    wall_ms = (time.perf_counter() - start - sum(echo_s)) * 1000
+    wall_ms = (time.perf_counter() - start - sum(one_s) - sum(four_s)) * 1000
     cpu_ms = (time.process_time() - cpu - sum(echo_cpu_s)) * 1000
-    echo_calls = len(echo_s) * echo_per_trick
     plays = [r["ms"] for _, r in read_log(record.log_path) if r["type"] == "play"]
     assert all(not f for f in record.faults), record.faults
     decisions = sum(record.decisions)
+    calls = len(one_s) * (2 if echoes else 1)
     return {
         "wall_ms": wall_ms,
         "decisions": decisions,
         "per_decision": wall_ms / decisions,
         "play_ms": statistics.fmean(plays),
         "cpu_ms": cpu_ms / decisions,
-        "echo_ms": sum(echo_s) * 1000 / echo_calls if echo_s else math.nan,
-        "echo_cpu_ms": sum(echo_cpu_s) * 1000 / echo_calls if echo_s else math.nan,
+        "echo_ms": statistics.fmean(one_s) * 1000 if one_s else math.nan,
+        "echo4_ms": statistics.fmean(four_s) * 1000 if four_s else math.nan,
+        "echo_cpu_ms": sum(echo_cpu_s) * 1000 / calls if calls else math.nan,
     }
 
 
@@ -196,16 +219,18 @@ def main() -> None:
         return
 
     echo = Echo()
+    echoes = [Echo() for _ in range(4)]
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="bench-referee-"))
     pool = BotPool(log_dir=tmp / "bots", time_control=TimeControl(move_time_ms=5000))
     try:
         players = start_bots(pool, args.bots.split(","))
         bots = tuple(p.info.name + f"@{s}" for s, p in enumerate(players))
-        play_one(players, 0, tmp, bots, echo)  # warm up the channels and the bots
+        play_one(players, 0, tmp, bots, echo, echoes)  # warm up the channels and the bots
         instant = [RemotePlayer(InstantConnection()) for _ in range(4)]
-        games, alone = [], []
+        games, alone, hot = [], [], []
         for game in range(1, args.games + 1):
-            games.append(play_one(players, game, tmp, bots, echo))
+            hot.append(echo.batch(500))
+            games.append(play_one(players, game, tmp, bots, echo, echoes))
             alone.append(play_one(instant, game, tmp, bots)["per_decision"])
             g = games[-1]
             print(
@@ -223,39 +248,43 @@ def main() -> None:
             print(out.getvalue())
     finally:
         pool.close()
-        echo.close()
+        for e in [echo, *echoes]:
+            e.close()
 
-    echo_ms = statistics.median(g["echo_ms"] for g in games)
-    per_decision = statistics.median(g["per_decision"] for g in games)
-    play_ms = statistics.median(g["play_ms"] for g in games)
+    def median(key: str) -> float:
+        return statistics.median(g[key] for g in games)
+
+    echo_ms, echo4_ms, per_decision = median("echo_ms"), median("echo4_ms"), median("per_decision")
     ratios = [g["per_decision"] / g["echo_ms"] for g in games]
-    play_ratios = [g["play_ms"] / g["echo_ms"] for g in games]
+    ratio = statistics.median(ratios)
     alone_ms = statistics.median(alone)
-    cpu_ms = statistics.median(g["cpu_ms"] for g in games)
-    echo_cpu_ms = statistics.median(g["echo_cpu_ms"] for g in games)
     decisions = sum(g["decisions"] for g in games)
     print(
         f"grpcio {grpc.__version__}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
         f"{len(games)} games, {decisions} decisions, bots {args.bots}"
     )
-    print(f"raw gRPC echo round trip (Python -> Python):  {echo_ms:.3f} ms")
-    print(f"referee, game wall time / decisions:          {per_decision:.3f} ms")
-    print(f"referee, PlayCard decision (log 'ms', mean):  {play_ms:.3f} ms")
     print(
-        f"referee alone (instant in-process bots):      {alone_ms:.3f} ms "
+        f"raw gRPC echo round trip (Python -> Python):      {echo_ms:.3f} ms "
+        f"(back to back: {statistics.median(hot):.3f} ms)"
+    )
+    print(f"raw gRPC echo, four servers in the bots' order:   {echo4_ms:.3f} ms")
+    print(f"referee, game wall time / decisions:              {per_decision:.3f} ms")
+    print(f"referee, PlayCard decision (log 'ms', mean):      {median('play_ms'):.3f} ms")
+    print(
+        f"referee alone (instant in-process bots):          {alone_ms:.3f} ms "
         f"= {alone_ms / echo_ms:.0%} of an echo"
     )
-    ratio = statistics.median(ratios)
     print(
-        f"ratio, game wall time per decision / echo:    {ratio:.2f} "
-        f"(games: {min(ratios):.2f}..{max(ratios):.2f}; "
+        f"referee process CPU time per decision:            {median('cpu_ms'):.3f} ms "
+        f"(an echo call: {median('echo_cpu_ms'):.3f} ms)"
+    )
+    print(
+        f"RATIO, game wall time per decision / echo:        {ratio:.2f} "
+        f"(games {min(ratios):.2f}..{max(ratios):.2f}; "
         f"target <= 1.15: {'met' if ratio <= 1.15 else 'NOT met'})"
     )
-    print(f"ratio, PlayCard decision / echo:              {statistics.median(play_ratios):.2f}")
-    print(
-        f"referee process CPU time per decision:        {cpu_ms:.3f} ms "
-        f"(an echo call: {echo_cpu_ms:.3f} ms of the caller's CPU)"
-    )
+    print(f"ratio, PlayCard decision / echo:                  {median('play_ms') / echo_ms:.2f}")
+    print(f"ratio, game wall time per decision / four-server echo: {per_decision / echo4_ms:.2f}")
 
 
 if __name__ == "__main__":
