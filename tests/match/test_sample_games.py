@@ -17,6 +17,7 @@ from tests.match.conftest import (
     SAMPLE_RANDOM,
     assert_no_process_left,
     load,
+    misbehaving_command,
     play,
 )
 
@@ -120,4 +121,26 @@ def test_referee_match_summary(tmp_path: pathlib.Path, launched_pids):
     assert result.exit_code == 0, result.output
     assert "random-py" in result.stdout
     assert "ms/decision" in result.stdout
+    assert_no_process_left(launched_pids)
+
+
+def test_referee_match_with_a_bot_that_never_starts(tmp_path: pathlib.Path, launched_pids):
+    result = CliRunner().invoke(
+        cli,
+        [
+            "match",
+            misbehaving_command("--no-listen"),
+            "random",
+            "random",
+            "random",
+            "--startup-timeout-s",
+            "1",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+    )
+    assert result.exit_code == 1
+    assert "a bot did not start" in result.output
+    assert "not serving" in result.output
+    assert len(launched_pids) == 1
     assert_no_process_left(launched_pids)
