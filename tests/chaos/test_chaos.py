@@ -1,0 +1,191 @@
+"""Issue 7: the chaos tournament loses nothing, even when the referee is SIGKILLed.
+
+tournaments/chaos.yaml plays the Python sample bots against bots that
+misbehave at random decisions (chaos_bot.py: sleeping past the deadline,
+burning the time bank, illegal cards, cards not held, bad passes, unknown
+enums, oversized messages, gRPC errors, crashes, dying for good, hanging at
+start-up, eating memory, spawning processes, printing megabytes). The test
+copies the config, the chaos bot and the sample bots into a temporary tree,
+runs the tournament, kills the referee with SIGKILL once some games are
+journaled, checks that no bot process survived the referee, resumes, and
+then checks that:
+
+- the tournament finished: every scheduled game is journaled once, and
+  ``referee verify`` accepts every log, the journal and the standings;
+- the standings add up (games per bot, faults per bot and kind);
+- every fault is recorded with its kind: each misbehaving bot shows the kinds
+  it was built to cause, and the well-behaved bots have none;
+- no process of any bot is alive afterwards (children included);
+- nothing was written outside the output folder.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import pathlib
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+GAMES = 36
+WELL_BEHAVED = ("random-py", "heuristic-py", "heuristic")
+LIAR_KINDS = {
+    "illegal_card",
+    "card_not_held",
+    "wrong_pass_size",
+    "duplicate_cards",
+    "malformed",
+    "oversized",
+}
+
+pytestmark = pytest.mark.slow
+
+
+def _tree(tmp: pathlib.Path) -> pathlib.Path:
+    """The config and every bot it names, laid out as in the repository."""
+    (tmp / "tournaments").mkdir(parents=True)
+    shutil.copy(ROOT / "tournaments" / "chaos.yaml", tmp / "tournaments" / "chaos.yaml")
+    (tmp / "tests" / "chaos").mkdir(parents=True)
+    shutil.copy(ROOT / "tests" / "chaos" / "chaos_bot.py", tmp / "tests" / "chaos" / "chaos_bot.py")
+    ignore = shutil.ignore_patterns("__pycache__")
+    for bot in ("random", "heuristic"):
+        shutil.copytree(
+            ROOT / "sample_bots/python" / bot, tmp / "sample_bots/python" / bot, ignore=ignore
+        )
+    return tmp / "tournaments" / "chaos.yaml"
+
+
+def _snapshot(root: pathlib.Path, skip: pathlib.Path) -> dict[str, tuple[int, int]]:
+    files = {}
+    for path in root.rglob("*"):
+        if path.is_file() and skip not in path.parents:
+            stat = path.stat()
+            files[str(path.relative_to(root))] = (stat.st_size, stat.st_mtime_ns)
+    return files
+
+
+def _processes_in(folder: pathlib.Path) -> list[str]:
+    """Live processes whose working directory is inside ``folder``, with their command lines."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            cwd = os.readlink(f"/proc/{entry}/cwd")
+            stat = pathlib.Path(f"/proc/{entry}/stat").read_bytes()
+            cmdline = pathlib.Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if stat[stat.rfind(b")") + 2 :].split()[0] == b"Z":
+            continue
+        if cwd == str(folder) or cwd.startswith(f"{folder}/"):
+            text = cmdline.replace(b"\0", b" ").decode(errors="replace")
+            found.append(f"{entry}: {text[:120]}")
+    return found
+
+
+def _wait_no_processes(folder: pathlib.Path, wait_s: float = 8.0) -> list[str]:
+    deadline = time.monotonic() + wait_s
+    while True:
+        left = _processes_in(folder)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.2)
+
+
+def _journal_games(path: pathlib.Path) -> list[dict]:
+    games = []
+    if not path.exists():
+        return games
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a torn last line of a killed run
+        if record.get("type") == "game":
+            games.append(record)
+    return games
+
+
+def _referee(*args: str) -> list[str]:
+    return [sys.executable, "-m", "referee.cli", *args]
+
+
+def test_chaos_tournament_survives_sigkill_and_loses_nothing(tmp_path: pathlib.Path) -> None:
+    config = _tree(tmp_path)
+    out = tmp_path / "out"
+    before = _snapshot(tmp_path, out)
+    command = _referee("tournament", str(config), "--out", str(out), "--quiet")
+
+    # First run: killed with SIGKILL once a third of the games are journaled.
+    first = subprocess.Popen(
+        command, cwd=config.parent, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 240
+    while len(_journal_games(out / "journal.jsonl")) < GAMES // 3:
+        assert first.poll() is None, f"the tournament ended early:\n{first.stderr.read()}"
+        assert time.monotonic() < deadline, "no progress in 240 s"
+        time.sleep(0.2)
+    first.send_signal(signal.SIGKILL)
+    first.wait(30)
+    killed_at = len(_journal_games(out / "journal.jsonl"))
+    assert killed_at < GAMES, "the kill came too late to test a resume"
+    left = _wait_no_processes(tmp_path)
+    assert not left, f"bot processes outlived the SIGKILLed referee: {left}"
+
+    # Second run: resumes and finishes.
+    second = subprocess.run(command, cwd=config.parent, capture_output=True, text=True, timeout=600)
+    assert second.returncode == 0, second.stderr[-3000:]
+    left = _wait_no_processes(tmp_path)
+    assert not left, f"bot processes left after the tournament: {left}"
+
+    # Every scheduled game journaled exactly once, all logs verified.
+    games = _journal_games(out / "journal.jsonl")
+    ids = [g["game_id"] for g in games]
+    assert len(ids) == GAMES and len(set(ids)) == GAMES, collections.Counter(ids).most_common(3)
+    verify = subprocess.run(
+        _referee("verify", str(out)), cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    assert verify.returncode == 0, verify.stdout[-3000:] + verify.stderr[-3000:]
+
+    # The standings add up: games and faults per bot agree with the journal.
+    faults: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    seats: collections.Counter[str] = collections.Counter()
+    forfeits: collections.Counter[str] = collections.Counter()
+    for game in games:
+        for seat, bot in enumerate(game["bots"]):
+            seats[bot] += 1
+            faults[bot].update(game["faults"][seat])
+            forfeits[bot] += bool(game["forfeited"][seat])
+    standings = json.loads((out / "standings.json").read_text())
+    rows = {row["bot"]: row for row in standings["bots"]}
+    assert sum(row["games"] for row in rows.values()) == 4 * GAMES
+    for bot, row in rows.items():
+        assert row["games"] == seats[bot] == 16, (bot, row["games"], seats[bot])
+        assert row["faults"] == dict(faults[bot]), (bot, row["faults"], faults[bot])
+        assert row["forfeits"] == forfeits[bot]
+
+    # Every fault has its kind; the well-behaved bots were not touched.
+    for bot in WELL_BEHAVED:
+        assert not faults[bot], f"{bot} got faults: {dict(faults[bot])}"
+    assert faults["chaos-slow"]["timeout"] > 0
+    assert len(LIAR_KINDS & set(faults["chaos-liar"])) >= 3, faults["chaos-liar"]
+    assert faults["chaos-errors"]["rpc_error"] > 0
+    assert faults["chaos-dies"]["crash"] > 0 and forfeits["chaos-dies"] > 0
+    assert (
+        faults["chaos-hang"]["start_failed"] > 0 and rows["chaos-hang"]["status"] == "did_not_start"
+    )
+    assert rows["chaos-hang"]["rank"] == len(rows), "a bot that never started is ranked last"
+    assert {"memory_limit", "process_limit"} & set(faults["chaos-hog"]), faults["chaos-hog"]
+    hog_output = [p.stat().st_size for p in (out / "bots").glob("chaos-hog.*.log")]
+    assert hog_output and max(hog_output) < 8 * 1024**2, "the printed megabytes were not truncated"
+
+    # Nothing outside the output folder was written.
+    assert _snapshot(tmp_path, out) == before
