@@ -27,6 +27,9 @@ LOG_FORMAT = "hearts-referee/game-log"
 #: Bumped on any incompatible change of the records.
 LOG_VERSION = 1
 
+# One encoder for every record: json.dumps with options builds a new one per call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
 
 class LogError(ValueError):
     """A log that cannot be read; the message names the file and line."""
@@ -48,7 +51,7 @@ class GameLogWriter:
     def write(self, record: dict[str, Any]) -> None:
         if self._file is None:
             raise ValueError(f"{self.path}: log already closed")
-        self._file.write(json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n")
+        self._file.write(_ENCODER.encode(record) + "\n")
         self._file.flush()
 
     def close(self) -> None:
