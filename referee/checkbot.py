@@ -352,7 +352,7 @@ class _Calls:
             timed_out = fault.kind == FaultKind.TIMEOUT
             self._record(_Call(rpc, ms, label, False, timed_out), fault.kind)
             raise _CallFailed(
-                _describe(fault, timeout), unimplemented="UNIMPLEMENTED" in fault.message
+                _describe(fault, timeout), unimplemented=fault.status == "UNIMPLEMENTED"
             ) from None
         except Exception as error:  # a closed channel, a gRPC internal error
             ms = (time.perf_counter() - start) * 1000
@@ -427,7 +427,7 @@ def _describe(fault: BotFault, timeout_s: float) -> str:
         return f"the bot process died: {fault.message}"
     if fault.kind == FaultKind.UNAVAILABLE:
         return f"the bot is unreachable: {fault.message}"
-    if "UNIMPLEMENTED" in fault.message:
+    if fault.status == "UNIMPLEMENTED":
         return f"{fault.message} (the RPC is not implemented)"
     return fault.message
 
@@ -803,8 +803,7 @@ class _Checker:
     def address(self) -> str | None:
         if self.spec.address:
             return self.spec.address
-        inner = getattr(self.conn, "_conn", None)  # LaunchedBot's current connection
-        return getattr(inner, "address", None)
+        return getattr(self.conn, "address", None)  # a LaunchedBot or a BotConnection
 
     def check_services(self) -> None:
         address = self.address()

@@ -41,10 +41,12 @@ class FaultKind:
 class BotFault(Exception):
     """A bot failed to give a usable answer; ``kind`` is a :class:`FaultKind` value."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: str, message: str, *, status: str | None = None) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
+        #: The gRPC status code's name when the bot answered with an error status.
+        self.status = status
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.message}"

@@ -42,6 +42,9 @@ _PASSED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "PYTHONPATH", "
 
 ResourceLimits = Mapping[str, int]
 
+# Statuses a client sees when the server's process dies mid-call.
+_BROKEN_STREAM = {"UNAVAILABLE", "INTERNAL", "UNKNOWN", "CANCELLED"}
+
 # The sandbox's exit codes when it stopped a bot at a limit (see referee/sandbox.py).
 _LIMIT_EXITS = {
     243: FaultKind.MEMORY_LIMIT,
@@ -109,6 +112,12 @@ class LaunchedBot(Connection):
         self._closed = False
 
     # Life cycle ---------------------------------------------------------------
+
+    @property
+    def address(self) -> str | None:
+        """``127.0.0.1:PORT`` of the running process, or None."""
+        conn = self._conn
+        return conn.address if conn else None
 
     @property
     def pid(self) -> int | None:
@@ -262,15 +271,16 @@ class LaunchedBot(Connection):
         try:
             return conn.call(rpc, request, timeout_s)
         except BotFault as fault:
-            if fault.kind in (FaultKind.UNAVAILABLE, FaultKind.RPC_ERROR, FaultKind.TIMEOUT):
-                # A dead process shows as UNAVAILABLE or a reset stream; give it
-                # a moment to be reaped so that the fault names the real cause.
+            if proc.poll() is not None:
+                raise self._handle_death(generation) from None
+            if fault.kind == FaultKind.UNAVAILABLE or fault.status in _BROKEN_STREAM:
+                # A dying process shows as UNAVAILABLE or a reset stream before
+                # it can be reaped: give it a moment, so that the fault names
+                # the real cause.
                 for _ in range(10):
+                    time.sleep(0.01)
                     if proc.poll() is not None:
                         raise self._handle_death(generation) from None
-                    if fault.kind == FaultKind.TIMEOUT:
-                        break
-                    time.sleep(0.01)
             raise
 
     def _stop_process(self, grace_s: float = 2.0) -> None:

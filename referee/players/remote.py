@@ -131,8 +131,8 @@ def fault_of(error: grpc.RpcError, rpc: str) -> BotFault:
         return BotFault(FaultKind.OVERSIZED, f"{rpc}: answer too large: {details}")
     kind = _FAULT_OF_CODE.get(code, FaultKind.RPC_ERROR)
     if kind == FaultKind.TIMEOUT:
-        return BotFault(kind, f"{rpc}: no answer before the deadline")
-    return BotFault(kind, f"{rpc}: {code.name}: {details}")
+        return BotFault(kind, f"{rpc}: no answer before the deadline", status=code.name)
+    return BotFault(kind, f"{rpc}: {code.name}: {details}", status=code.name)
 
 
 class RemotePlayer(Player):
@@ -172,7 +172,7 @@ class RemotePlayer(Player):
         try:
             reply = self.connection.call("ChooseMoonScoring", request, deadline.timeout_s)
         except BotFault as fault:
-            if "UNIMPLEMENTED" in fault.message:
+            if fault.status == grpc.StatusCode.UNIMPLEMENTED.name:
                 return MoonScoring.ADD_TO_OTHERS  # the documented default: not a fault
             raise
         return _parse(lambda: protocol.moon_choice_from_pb(reply.choice))
