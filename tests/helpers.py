@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+import pathlib
+import time
+from collections.abc import Iterable, Iterator, Sequence
+
+import pytest
+
+from referee.players import LaunchedBot
 
 
 def process_group_members(pgid: int) -> list[int]:
@@ -30,3 +36,64 @@ def bot_processes_alive(pids: Iterable[int]) -> list[int]:
     for pid in pids:
         alive.extend(process_group_members(pid))
     return alive
+
+
+def alive_in_groups(pgids: Sequence[int], wait_s: float = 3.0) -> list[int]:
+    """Processes still alive in these groups after waiting up to ``wait_s`` for them to end."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        left = bot_processes_alive(pgids)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
+
+
+def processes_in(folder: pathlib.Path) -> list[int]:
+    """Live processes (not zombies) whose working directory is inside ``folder``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            cwd = os.readlink(f"/proc/{entry}/cwd")
+            stat = pathlib.Path(f"/proc/{entry}/stat").read_bytes()
+        except OSError:
+            continue
+        state = stat[stat.rfind(b")") + 2 :].split()[0]
+        if state != b"Z" and (cwd == str(folder) or cwd.startswith(f"{folder}/")):
+            found.append(int(entry))
+    return found
+
+
+def wait_no_processes_in(folder: pathlib.Path, wait_s: float = 6.0) -> list[int]:
+    """Processes left in ``folder`` after waiting up to ``wait_s`` for them to end."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        left = processes_in(folder)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.1)
+
+
+@pytest.fixture(autouse=True)
+def launched_pids(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """Every bot process LaunchedBot starts in a test; none may be alive afterwards.
+
+    Import it into a conftest to apply it to a folder's tests. A launched
+    bot's sandbox leads a process group of its own (its pid is the group id),
+    which holds the bot and anything the bot spawned.
+    """
+    pids: list[int] = []
+    original = LaunchedBot._start_locked
+
+    def recording(self: LaunchedBot) -> None:
+        try:
+            original(self)
+        finally:
+            if self._proc is not None and self._proc.pid not in pids:
+                pids.append(self._proc.pid)
+
+    monkeypatch.setattr(LaunchedBot, "_start_locked", recording)
+    yield pids
+    left = alive_in_groups(pids)
+    assert not left, f"bot processes left behind: {left} (groups {pids})"

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import collections
 import json
-import os
 import pathlib
 import shutil
 import signal
@@ -32,6 +31,8 @@ import sys
 import time
 
 import pytest
+
+from tests.helpers import wait_no_processes_in
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GAMES = 36
@@ -71,35 +72,6 @@ def _snapshot(root: pathlib.Path, skip: pathlib.Path) -> dict[str, tuple[int, in
     return files
 
 
-def _processes_in(folder: pathlib.Path) -> list[str]:
-    """Live processes whose working directory is inside ``folder``, with their command lines."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            cwd = os.readlink(f"/proc/{entry}/cwd")
-            stat = pathlib.Path(f"/proc/{entry}/stat").read_bytes()
-            cmdline = pathlib.Path(f"/proc/{entry}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if stat[stat.rfind(b")") + 2 :].split()[0] == b"Z":
-            continue
-        if cwd == str(folder) or cwd.startswith(f"{folder}/"):
-            text = cmdline.replace(b"\0", b" ").decode(errors="replace")
-            found.append(f"{entry}: {text[:120]}")
-    return found
-
-
-def _wait_no_processes(folder: pathlib.Path, wait_s: float = 8.0) -> list[str]:
-    deadline = time.monotonic() + wait_s
-    while True:
-        left = _processes_in(folder)
-        if not left or time.monotonic() > deadline:
-            return left
-        time.sleep(0.2)
-
-
 def _journal_games(path: pathlib.Path) -> list[dict]:
     games = []
     if not path.exists():
@@ -137,13 +109,13 @@ def test_chaos_tournament_survives_sigkill_and_loses_nothing(tmp_path: pathlib.P
     first.wait(30)
     killed_at = len(_journal_games(out / "journal.jsonl"))
     assert killed_at < GAMES, "the kill came too late to test a resume"
-    left = _wait_no_processes(tmp_path)
+    left = wait_no_processes_in(tmp_path, wait_s=8.0)
     assert not left, f"bot processes outlived the SIGKILLed referee: {left}"
 
     # Second run: resumes and finishes.
     second = subprocess.run(command, cwd=config.parent, capture_output=True, text=True, timeout=600)
     assert second.returncode == 0, second.stderr[-3000:]
-    left = _wait_no_processes(tmp_path)
+    left = wait_no_processes_in(tmp_path, wait_s=8.0)
     assert not left, f"bot processes left after the tournament: {left}"
 
     # Every scheduled game journaled exactly once, all logs verified.

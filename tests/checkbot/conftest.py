@@ -5,16 +5,14 @@ from __future__ import annotations
 import json
 import pathlib
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from referee.cli import cli
-from referee.players import LaunchedBot
-from tests.helpers import bot_processes_alive
+from tests.helpers import launched_pids  # noqa: F401 (an autouse fixture)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BROKEN = pathlib.Path(__file__).resolve().parent / "bots" / "broken.py"
@@ -23,31 +21,6 @@ BROKEN = pathlib.Path(__file__).resolve().parent / "bots" / "broken.py"
 def broken_bot(mode: str, *args: str) -> str:
     """The command line of the broken test bot with this defect."""
     return " ".join([sys.executable, str(BROKEN), "--port", "{port}", "--mode", mode, *args])
-
-
-@pytest.fixture(autouse=True)
-def launched_pids(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """Every bot process check-bot launches; none may be alive after the test.
-
-    A launched bot's sandbox leads a process group of its own (its pid is the
-    group id), which holds the bot and anything it spawned.
-    """
-    pids: list[int] = []
-    original = LaunchedBot._start_locked
-
-    def recording(self: LaunchedBot) -> None:
-        try:
-            original(self)
-        finally:
-            if self._proc is not None and self._proc.pid not in pids:
-                pids.append(self._proc.pid)
-
-    monkeypatch.setattr(LaunchedBot, "_start_locked", recording)
-    yield pids
-    deadline = time.monotonic() + 3
-    while bot_processes_alive(pids) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not bot_processes_alive(pids), f"bot processes left behind (groups {pids})"
 
 
 class Run:

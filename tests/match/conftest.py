@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pathlib
 import sys
-import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -15,9 +14,9 @@ from referee.engine import MoonChoice, MoonScoring, Pass, Play, Rules, card_list
 from referee.engine import replay as engine_replay
 from referee.gamelog import read_log
 from referee.match import GameRecord, GameSpec, play_game
-from referee.players import LaunchedBot, Player
+from referee.players import Player
 from referee.policy import FaultPolicy, TimeControl
-from tests.helpers import process_group_members
+from tests.helpers import alive_in_groups, launched_pids  # noqa: F401 (an autouse fixture)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SAMPLE_RANDOM = ROOT / "sample_bots" / "python" / "random"
@@ -28,39 +27,6 @@ MISBEHAVING = pathlib.Path(__file__).resolve().parent / "bots" / "misbehaving.py
 def misbehaving_command(*args: str) -> str:
     """The command line that launches the misbehaving bot with these options."""
     return " ".join([sys.executable, str(MISBEHAVING), "--port", "{port}", *args])
-
-
-def alive_in_groups(pgids: Sequence[int], wait_s: float = 3.0) -> list[int]:
-    """Live processes left in these process groups, after waiting up to ``wait_s``."""
-    deadline = time.monotonic() + wait_s
-    while True:
-        alive = [pid for pgid in pgids for pid in process_group_members(pgid)]
-        if not alive or time.monotonic() > deadline:
-            return alive
-        time.sleep(0.05)
-
-
-@pytest.fixture(autouse=True)
-def launched_pids(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
-    """Every bot process LaunchedBot starts in the test; none may be alive afterwards.
-
-    A launched bot's sandbox leads a process group of its own (its pid is the
-    group id), which holds the bot and anything the bot spawned.
-    """
-    pids: list[int] = []
-    original = LaunchedBot._start_locked
-
-    def recording(self: LaunchedBot) -> None:
-        try:
-            original(self)
-        finally:
-            if self._proc is not None and self._proc.pid not in pids:
-                pids.append(self._proc.pid)
-
-    monkeypatch.setattr(LaunchedBot, "_start_locked", recording)
-    yield pids
-    left = alive_in_groups(pids)
-    assert not left, f"bot processes left behind: {left} (groups {pids})"
 
 
 def assert_no_process_left(pids: Sequence[int]) -> None:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 import shutil
 import textwrap
-import time
 from typing import Any
 
 import pytest
+
+from tests.helpers import processes_in, wait_no_processes_in  # noqa: F401 (re-exported)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SAMPLE_HEURISTIC = ROOT / "sample_bots" / "python" / "heuristic"
@@ -28,33 +28,6 @@ def copy_heuristic(folder: pathlib.Path, name: str = "hbot") -> pathlib.Path:
     target = folder / name
     shutil.copytree(SAMPLE_HEURISTIC, target, ignore=shutil.ignore_patterns("__pycache__"))
     return target
-
-
-def processes_in(folder: pathlib.Path) -> list[int]:
-    """Live processes (not zombies) whose working directory is inside ``folder``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            cwd = os.readlink(f"/proc/{entry}/cwd")
-            stat = pathlib.Path(f"/proc/{entry}/stat").read_bytes()
-        except OSError:
-            continue
-        state = stat[stat.rfind(b")") + 2 :].split()[0]
-        if state != b"Z" and (cwd == str(folder) or cwd.startswith(f"{folder}/")):
-            found.append(int(entry))
-    return found
-
-
-def wait_no_processes_in(folder: pathlib.Path, wait_s: float = 6.0) -> list[int]:
-    """Processes left in ``folder`` after waiting up to ``wait_s`` for them to end."""
-    deadline = time.monotonic() + wait_s
-    while True:
-        left = processes_in(folder)
-        if not left or time.monotonic() > deadline:
-            return left
-        time.sleep(0.1)
 
 
 def journal_games(path: pathlib.Path) -> dict[str, dict[str, Any]]:
