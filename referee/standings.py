@@ -436,13 +436,28 @@ _HEADERS = [
 ]
 
 
+def _notes(standings: Standings) -> list[tuple[str, str]]:
+    """(bot, text) of the bots whose status needs explaining, in rank order.
+
+    The reasons (a build's or a start-up's stderr tail) are long: the table
+    shows a footnote number and the text follows it.
+    """
+    notes = []
+    for b in standings.bots:
+        text = "" if b.status == OK else b.reason
+        if b.notes:
+            text = "; ".join([text, *b.notes]) if text else "; ".join(b.notes)
+        if text:
+            notes.append((b.bot, text))
+    return notes
+
+
 def _table_rows(standings: Standings) -> list[list[Any]]:
     rows = []
+    footnotes = {bot: n for n, (bot, _) in enumerate(_notes(standings), start=1)}
     for b in standings.bots:
         ci = b.points_ci95
-        status = b.status if b.status == OK else f"{b.status}: {b.reason}"
-        if b.notes:
-            status += " (" + "; ".join(b.notes) + ")"
+        status = b.status + (f" [{footnotes[b.bot]}]" if b.bot in footnotes else "")
         rows.append(
             [
                 b.rank,
@@ -497,6 +512,7 @@ def render(standings: Standings, fmt: str = "table") -> str:
     parts = [
         ("## " if fmt == "markdown" else "") + _title(standings),
         tabulate(_table_rows(standings), headers=_HEADERS, tablefmt=style, disable_numparse=True),
+        *(f"[{n}] {bot}: {text}" for n, (bot, text) in enumerate(_notes(standings), start=1)),
         "",
         ("## " if fmt == "markdown" else "")
         + "Head to head: how often the row's bot finished ahead of the column's (ties half; games)",

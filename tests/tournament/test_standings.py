@@ -169,7 +169,8 @@ def test_json_contract() -> None:
 def test_text_formats() -> None:
     table = render(standings(), "table")
     assert "pts/hand" in table and "Head to head" in table
-    assert "did_not_start: run 1: did not start: x" in table
+    assert "did_not_start [1]" in table  # the long reason is a footnote under the table
+    assert "\n[1] d: run 1: did not start: x" in table
     assert "67% (3)" in table  # b ahead of c: 1 win and 2 ties in 3 games
     markdown = render(standings(), "markdown")
     assert "| rank" in markdown and markdown.startswith("## hand:")
