@@ -54,6 +54,7 @@ class HeuristicBot(Bot):
             is_queen_of_spades(c) for c in request.hand
         )
         if not plays:  # leading: low cards of safe suits first
+
             def risk(card):
                 risky = is_queen_of_spades(card) or (
                     queen_out and card.suit == SPADES and card.rank in (KING, ACE)
