@@ -17,6 +17,7 @@ KITS = ["go", "node", "cpp", "rust", "java"]
 
 @pytest.mark.toolchain
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # the first build of a kit on a fresh machine starts from cold caches
 @pytest.mark.parametrize("kit", KITS)
 def test_starter_kit_passes_check_bot(kit, check_bot):
     reason = _requirements(kit)

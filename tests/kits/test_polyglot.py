@@ -20,6 +20,7 @@ KITS = ("go", "rust", "java", "cpp", "node")
 
 @pytest.mark.toolchain
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # on a fresh machine it builds every kit from cold caches
 def test_polyglot_tournament_has_every_bot_ranked_without_faults(tmp_path: pathlib.Path) -> None:
     missing = [reason for kit in KITS if (reason := _requirements(kit))]
     if missing:

@@ -73,6 +73,7 @@ def _clean_tree(kit: str, tmp: pathlib.Path) -> pathlib.Path:
 
 
 @pytest.mark.toolchain
+@pytest.mark.timeout(1800)  # a cold build (Rust, Go) fetches and compiles everything
 @pytest.mark.parametrize("kit", ["go", "rust", "java", "cpp", "node"])
 def test_kit_builds_and_plays_a_full_game_without_faults(kit: str, tmp_path: pathlib.Path) -> None:
     reason = _requirements(kit)
