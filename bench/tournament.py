@@ -107,7 +107,9 @@ class _Clock(Progress):
         self.cpu += total
 
 
-def _throughput_config(folder: pathlib.Path, deal_sets: int, target: int) -> pathlib.Path:
+def _throughput_config(
+    folder: pathlib.Path, deal_sets: int, target: int, bot_processes: str
+) -> pathlib.Path:
     path = folder / "throughput.yaml"
     path.write_text(
         textwrap.dedent(
@@ -122,6 +124,7 @@ def _throughput_config(folder: pathlib.Path, deal_sets: int, target: int) -> pat
             rules: {{target_score: {target}}}
             schedule: {{deal_sets: {deal_sets}}}
             time_control: {{move_time_ms: 5000}}
+            bot_processes: {bot_processes}
             """
         )
     )
@@ -148,13 +151,14 @@ def games_per_minute(
     return result.games_played / wall * 60, clock.cpu / wall, clock.referee_cpu / wall
 
 
-def throughput(rounds: int, deal_sets: int, target: int) -> None:
+def throughput(rounds: int, deal_sets: int, target: int, bot_processes: str) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-tournament-") as tmp:
         folder = pathlib.Path(tmp)
-        config = _throughput_config(folder, deal_sets, target)
+        config = _throughput_config(folder, deal_sets, target, bot_processes)
         games = 4 * deal_sets
         print(
             f"throughput: 4 Python sample bots as processes, {games} games per run, target {target}"
+            f", bot_processes: {bot_processes}"
         )
         print(
             f"{'round':>5}  {'c=1 games/min':>14} {'cores':>9}  {'c=2 games/min':>14} {'cores':>9}"
@@ -278,6 +282,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of c=1 and c=2")
     parser.add_argument("--deal-sets", type=int, default=8, help="deal sets (x4 games) per run")
     parser.add_argument("--target", type=int, default=100, help="target score of the games")
+    parser.add_argument(
+        "--bot-processes",
+        choices=["shared", "per_worker", "both"],
+        default="both",
+        help="how games and bot processes are laid out (the config key bot_processes)",
+    )
     parser.add_argument("--skip-throughput", action="store_true")
     parser.add_argument("--skip-memory", action="store_true")
     parser.add_argument("--skip-scaling", action="store_true")
@@ -289,7 +299,9 @@ def main() -> None:
         _memory_child(int(args.memory_child[0]), args.memory_child[1])
         return
     if not args.skip_throughput:
-        throughput(args.rounds, args.deal_sets, args.target)
+        modes = ["shared", "per_worker"] if args.bot_processes == "both" else [args.bot_processes]
+        for mode in modes:
+            throughput(args.rounds, args.deal_sets, args.target, mode)
     if not args.skip_scaling:
         scaling_check(2, args.target)
     if not args.skip_memory:

@@ -51,7 +51,7 @@ __all__ = [
 
 #: Resource limits a launched bot may be given (referee.policy.Limits, enforced by referee/sandbox.py).
 LIMIT_KEYS = tuple(f.name for f in dataclasses.fields(Limits))
-BOT_PROCESSES = ("shared", "per_table")
+BOT_PROCESSES = ("shared", "per_table", "per_worker")
 #: Above this many tables, all combinations need an explicit ``schedule.max_tables``.
 MAX_FULL_TABLES = 10_000
 
@@ -312,7 +312,7 @@ def parse_config(
     schedule = _schedule(top, len(bots), rules.num_players)
     time_control = _policy(top, "time_control", TimeControl)
     fault_policy = _policy(top, "fault_policy", FaultPolicy)
-    bot_processes = top.get("bot_processes", _choice(top, BOT_PROCESSES), "shared")
+    bot_processes = top.get("bot_processes", _choice(top, BOT_PROCESSES), "per_worker")
     default_concurrency = max(1, cpu_count or os.cpu_count() or 1)
     concurrency = top.get("concurrency", _int_range(top, 1, 256), default_concurrency)
     build = _build(top)

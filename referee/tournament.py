@@ -503,6 +503,169 @@ class _TableBots:
                 pool.close()
 
 
+# Worker processes (bot_processes: per_worker) ---------------------------------------------------
+
+#: The bots of this worker process: set up by :func:`_worker_init`.
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_init(
+    specs: dict[str, BotSpec],
+    broken: dict[str, str],
+    log_dir: str,
+    make_pool: tuple[Any, Any, Any],
+    counter: Any,
+) -> None:
+    """Set up a game worker process: its own bots, started when first needed.
+
+    The worker ignores Ctrl-C (the main process decides when to stop) and dies
+    with the main process, even when that is killed with SIGKILL; its bots'
+    sandboxes then take the bots down.
+    """
+    import ctypes
+    import multiprocessing.util
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    time_control, fault_policy, limits = make_pool
+    with counter.get_lock():
+        counter.value += 1
+        index = counter.value
+    pool = BotPool(
+        log_dir=pathlib.Path(log_dir) / f"w{index}",
+        time_control=time_control,
+        fault_policy=fault_policy,
+        limits=limits,
+    )
+    _WORKER.update(
+        specs=specs,
+        broken=broken,
+        pool=pool,
+        players={},
+        lock=threading.Lock(),
+        events=[],
+        index=index,
+    )
+    multiprocessing.util.Finalize(None, pool.close, exitpriority=10)
+    for name in specs:  # start every bot now, not during the first games
+        _worker_player(name, _WORKER["events"])
+
+
+def _worker_player(name: str, events: list[dict[str, Any]]) -> Player:
+    players: dict[str, Player] = _WORKER["players"]
+    with _WORKER["lock"]:
+        if name in players:
+            return players[name]
+        worker = {"worker": _WORKER["index"]}
+        if name in _WORKER["broken"]:
+            reason = _WORKER["broken"][name]
+            players[name] = DeadPlayer(name, reason)
+            events.append({"bot": name, "status": "build_failed", "reason": reason, **worker})
+            return players[name]
+        pool: BotPool = _WORKER["pool"]
+        player = players[name] = pool.start_or_stand_in(_WORKER["specs"][name])
+        if name in pool.failures:
+            events.append(
+                {"bot": name, "status": "start_failed", "reason": pool.failures[name], **worker}
+            )
+        else:
+            events.append(
+                {"bot": name, "status": "started", "info": player.info.to_dict(), **worker}
+            )
+        return player
+
+
+def _worker_events() -> list[dict[str, Any]]:
+    """The bot events of this worker not yet reported (and forget them)."""
+    events, _WORKER["events"] = _WORKER["events"], []
+    return events
+
+
+def _worker_ready() -> list[dict[str, Any]]:
+    """A warm-up task: by the time it runs, the worker has started its bots."""
+    time.sleep(0.2)  # keeps this worker busy so that the other warm-up tasks go elsewhere
+    return _worker_events()
+
+
+def _worker_play(spec: GameSpec, log_path: str) -> tuple[GameRecord, list[dict[str, Any]]]:
+    """Play one game in a worker process; returns its record and the bot events."""
+    players = [_worker_player(name, _WORKER["events"]) for name in spec.bots]
+    return play_game(spec, players, log_path), _worker_events()
+
+
+class _WorkerBots:
+    """Games in ``concurrency`` worker processes, each with its own bot processes.
+
+    Each worker has a GIL and a gRPC client of its own, so games scale with
+    the cores; the price is a copy of every launched bot per worker.
+    """
+
+    def __init__(
+        self,
+        concurrency: int,
+        specs: Sequence[BotSpec],
+        broken: Mapping[str, str],
+        log_dir: pathlib.Path,
+        pool_settings: tuple[Any, Any, Any],
+        on_bot: BotEvent,
+    ) -> None:
+        import multiprocessing
+
+        self.on_bot = on_bot
+        # Spawned, not forked: the referee's gRPC threads must not be forked.
+        context = multiprocessing.get_context("spawn")
+        counter = context.Value("i", 0)  # numbers the workers: bots/w1, bots/w2, ...
+        self._executor = concurrent.futures.ProcessPoolExecutor(
+            concurrency,
+            mp_context=context,
+            initializer=_worker_init,
+            initargs=(
+                {s.name: s for s in specs},
+                dict(broken),
+                str(log_dir),
+                pool_settings,
+                counter,
+            ),
+        )
+        # Start the workers (and so their bots) before play, one warm-up task each.
+        warm_ups = [self._executor.submit(_worker_ready) for _ in range(concurrency)]
+        for future in warm_ups:
+            for event in future.result():
+                self.on_bot(**event)
+
+    def play(self, spec: GameSpec, log_path: pathlib.Path) -> GameRecord:
+        """Play a game in a worker (blocking the calling thread) and journal its bot events."""
+        record, events = self._executor.submit(_worker_play, spec, str(log_path)).result()
+        for event in events:
+            self.on_bot(**event)
+        return record
+
+    def release(self, game: ScheduledGame) -> None:
+        return None
+
+    def close(self, grace_s: float = 5.0) -> None:
+        """Stop the workers, each stopping its bots; kill those still busy after ``grace_s``.
+
+        A killed worker's bots are stopped by their sandboxes, which watch it.
+        """
+        processes = list((getattr(self._executor, "_processes", None) or {}).values())
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        deadline = time.monotonic() + grace_s
+        for process in processes:
+            with contextlib.suppress(Exception):
+                process.join(max(0.0, deadline - time.monotonic()))
+        killed = False
+        for process in processes:
+            with contextlib.suppress(Exception):
+                if process.is_alive():
+                    process.terminate()
+                    process.join(5)
+                    killed = True
+        if killed:
+            time.sleep(0.3)  # the sandboxes notice within 0.05 s
+
+
 class _Stopped(Exception):
     """A game not started because the tournament is stopping."""
 
@@ -608,7 +771,7 @@ class Tournament:
         self.stop = threading.Event()
         self.run_number = 1
         self._journal: Journal | None = None
-        self._bots: _SharedBots | _TableBots | None = None
+        self._bots: _SharedBots | _TableBots | _WorkerBots | None = None
         self._scheduled = 0
         self._errors: list[str] = []
 
@@ -747,6 +910,12 @@ class Tournament:
     def _start_bots(self, todo: Sequence[ScheduledGame], broken: Mapping[str, str]) -> None:
         needed = {b for g in todo for b in g.bots}
         specs = [s for s in self.config.bots if s.name in needed]
+        if self.config.bot_processes == "per_worker":
+            settings = (self.config.time_control, self.config.fault_policy, self.config.limits)
+            self._bots = _WorkerBots(
+                self.concurrency, specs, broken, self.layout.bots, settings, self._on_bot
+            )
+            return
         if self.config.bot_processes == "per_table":
             self._bots = _TableBots(
                 self._make_pool,
@@ -768,17 +937,19 @@ class Tournament:
         if self.stop.is_set():
             raise _Stopped()
         assert self._bots is not None
+        spec = GameSpec(
+            game_id=game.game_id,
+            seed=game.seed,
+            bots=game.bots,
+            rules=self.config.rules,
+            time_control=self.config.time_control,
+            fault_policy=self.config.fault_policy,
+            meta={"tournament": state.name, **game.meta()},
+        )
+        if isinstance(self._bots, _WorkerBots):
+            return self._bots.play(spec, self.layout.game_log(game.game_id))
         players = self._bots.players(game)
         try:
-            spec = GameSpec(
-                game_id=game.game_id,
-                seed=game.seed,
-                bots=game.bots,
-                rules=self.config.rules,
-                time_control=self.config.time_control,
-                fault_policy=self.config.fault_policy,
-                meta={"tournament": state.name, **game.meta()},
-            )
             return play_game(spec, players, self.layout.game_log(game.game_id))
         finally:
             self._bots.release(game)

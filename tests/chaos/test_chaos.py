@@ -156,7 +156,7 @@ def test_chaos_tournament_survives_sigkill_and_loses_nothing(tmp_path: pathlib.P
     )
     assert rows["chaos-hang"]["rank"] == len(rows), "a bot that never started is ranked last"
     assert {"memory_limit", "process_limit"} & set(faults["chaos-hog"]), faults["chaos-hog"]
-    hog_output = [p.stat().st_size for p in (out / "bots").glob("chaos-hog.*.log")]
+    hog_output = [p.stat().st_size for p in (out / "bots").rglob("chaos-hog.*.log")]
     assert hog_output and max(hog_output) < 8 * 1024**2, "the printed megabytes were not truncated"
 
     # Nothing outside the output folder was written.

@@ -92,7 +92,7 @@ BAD_CONFIGS = [
     (FOUR + "target_score: 50", "target_score: unknown key; it goes under rules:"),
     (
         FOUR + "bot_processes: forked",
-        "bot_processes: expected one of shared, per_table, got 'forked'",
+        "bot_processes: expected one of shared, per_table, per_worker, got 'forked'",
     ),
     (FOUR + "concurrency: 0", "concurrency: expected an integer 1 to 256, got 0"),
     (
@@ -211,7 +211,7 @@ def test_defaults(tmp_path: pathlib.Path) -> None:
     assert config.time_control.move_time_ms == 1000
     assert config.fault_policy.max_faults == 5
     assert config.concurrency == 3
-    assert config.bot_processes == "shared"
+    assert config.bot_processes == "per_worker"
     assert config.ranking == "points"
     assert config.output == pathlib.Path("runs") / "t"
     assert config.build.parallel == 2

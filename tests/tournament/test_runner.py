@@ -60,7 +60,11 @@ def test_a_tournament_of_builtins(builtin_config: pathlib.Path) -> None:
     assert any("20 games = all 5 tables of 4" in m for m in messages)
     entries = list(read_journal(out / "journal.jsonl"))
     assert entries[0] == {"type": "journal", "format": "hearts-referee/journal", "version": 1}
-    assert sum(e["type"] == "bot" and e["status"] == "started" for e in entries) == 5
+    # bot_processes defaults to per_worker: every worker starts its own copy of each bot.
+    started = [e for e in entries if e["type"] == "bot" and e["status"] == "started"]
+    assert sorted((e["bot"], e["worker"]) for e in started) == sorted(
+        (bot, worker) for bot in ("r1", "r2", "h1", "h2", "h3") for worker in (1, 2)
+    )
 
 
 def test_resume_plays_only_what_the_journal_lacks(builtin_config: pathlib.Path) -> None:
