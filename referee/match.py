@@ -36,9 +36,10 @@ from referee.engine import (
     Rules,
     card_list,
 )
-from referee.engine.errors import ActionError, CardNotHeldError
+from referee.engine.errors import ActionError
 from referee.gamelog import LOG_FORMAT, LOG_VERSION, GameLogWriter
 from referee.players.base import BotFault, BotInfo, Deadline, FaultKind, Player
+from referee.players.remote import RemotePlayer
 from referee.policy import FaultPolicy, TimeControl
 
 __all__ = ["GameRecord", "GameSpec", "play_game"]
@@ -406,7 +407,7 @@ class _Game:
             ) -> Any:
                 return seat.player.pass_cards(game_id, view, d, deadline)
 
-            if _is_remote(seat.player):
+            if isinstance(seat.player, RemotePlayer):
                 asks[s] = _PASS_POOL.submit(self.ask, seat, question)
             else:
                 asks[s] = self.ask(seat, question)
@@ -420,29 +421,19 @@ class _Game:
                 )
             else:
                 answer, ms, fault = None, 0.0, None
-            cards: list[Card] | None = None
-            if fault is None and answer is not None:
-                cards = list(answer)
-                if len(cards) != count:
-                    fault = BotFault(
-                        FaultKind.WRONG_PASS_SIZE, f"passed {len(cards)} cards, not {count}"
-                    )
-                elif len(set(cards)) != len(cards):
-                    fault = BotFault(
-                        FaultKind.DUPLICATE_CARDS,
-                        f"passed a card twice: {' '.join(map(str, cards))}",
-                    )
-                elif any(not state.hands[s] >> c & 1 for c in cards):
-                    fault = BotFault(
-                        FaultKind.CARD_NOT_HELD,
-                        f"passed {' '.join(str(c) for c in cards if not state.hands[s] >> c & 1)}, not held",
-                    )
             record: dict[str, Any] = {
                 "type": "pass",
                 "hand": state.hand_number,
                 "seat": s,
                 "decision": decision,
             }
+            cards: list[Card] | None = None
+            if fault is None and answer is not None:
+                cards = list(answer)
+                try:  # the engine refuses a bad pass (R2) and is left as it was
+                    state.pass_cards(s, cards)
+                except ActionError as error:
+                    fault = BotFault(error.kind, str(error))
             if fault is not None or cards is None:
                 if fault is not None:
                     record["fault"] = self.fault(seat, fault.kind, fault.message)
@@ -450,9 +441,9 @@ class _Game:
                         record["answer"] = [str(c) for c in answer]
                 cards = sorted(self.fallback_rng(decision).sample(card_list(state.hands[s]), count))
                 record["source"] = "fallback"
+                state.pass_cards(s, cards)
             else:
                 record["source"] = "bot"
-            state.pass_cards(s, cards)
             record["cards"] = [str(c) for c in cards]
             record["ms"] = round(ms, 3)
             self.write(record)
@@ -482,10 +473,8 @@ class _Game:
         if fault is None and card is not None:
             try:
                 state.check_play(s, card)
-            except CardNotHeldError as error:
-                fault = BotFault(FaultKind.CARD_NOT_HELD, str(error))
-            except ActionError as error:
-                fault = BotFault(FaultKind.ILLEGAL_CARD, str(error))
+            except ActionError as error:  # its kind: illegal_card or card_not_held
+                fault = BotFault(error.kind, str(error))
         if fault is not None or card is None:
             if fault is not None:
                 record["fault"] = self.fault(seat, fault.kind, fault.message)
@@ -572,12 +561,6 @@ class _Game:
                 "EndHand",
                 lambda t, seat=seat: seat.player.end_hand(self.spec.game_id, seat.seat, result, t),
             )
-
-
-def _is_remote(player: Player) -> bool:
-    from referee.players.remote import RemotePlayer
-
-    return isinstance(player, RemotePlayer)
 
 
 def _info_dict(info: BotInfo) -> dict[str, Any]:

@@ -23,9 +23,11 @@ class ActionError(ValueError):
 
     kind = "invalid_action"
 
-    def __init__(self, message: str, *, rule: str | None = None) -> None:
+    def __init__(self, message: str, *, rule: str | None = None, kind: str | None = None) -> None:
         super().__init__(message)
         self.rule = rule
+        if kind is not None:  # a finer kind than the class's, for one case of it
+            self.kind = kind
 
 
 class IllegalMoveError(ActionError):
@@ -41,7 +43,8 @@ class CardNotHeldError(ActionError):
 
 
 class InvalidPassError(ActionError):
-    """A pass of the wrong size, with duplicates, or with cards not held (R2)."""
+    """A pass of the wrong size (kind ``wrong_pass_size``), with a card twice
+    (``duplicate_cards``), or of something that is not a card (R2)."""
 
     kind = "invalid_pass"
 

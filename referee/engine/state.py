@@ -539,15 +539,19 @@ class GameState:
         for c in cards:
             if not isinstance(c, int) or not 0 <= c < 52:
                 raise InvalidPassError(f"not a card: {c!r}")
+        if len(cards) != count:
+            raise InvalidPassError(
+                f"must pass {count} cards, not {len(cards)} (R2)", rule="R2", kind="wrong_pass_size"
+            )
         mask = 0
         for c in cards:
             if mask >> c & 1:
                 raise InvalidPassError(
-                    f"duplicate card in pass: {_CARD[c].symbol()} (R2)", rule="R2"
+                    f"duplicate card in pass: {_CARD[c].symbol()} (R2)",
+                    rule="R2",
+                    kind="duplicate_cards",
                 )
             mask |= 1 << c
-        if len(cards) != count:
-            raise InvalidPassError(f"must pass {count} cards, not {len(cards)} (R2)", rule="R2")
         missing = mask & ~self.hands[seat]
         if missing:
             raise CardNotHeldError(
