@@ -7,8 +7,27 @@ import dataclasses
 __all__ = ["FaultPolicy", "Limits", "TimeControl"]
 
 
+class _Settings:
+    """Settings that are all non-negative integers, checked on creation."""
+
+    __slots__ = ()
+    #: Shown after "a non-negative integer" in errors, e.g. " (ms)".
+    _unit = ""
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(
+                    f"{f.name} must be a non-negative integer{self._unit}, not {value!r}"
+                )
+
+    def to_dict(self) -> dict[str, int]:
+        return dataclasses.asdict(self)  # type: ignore[call-overload]
+
+
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class TimeControl:
+class TimeControl(_Settings):
     """How long a bot may take, as measured by the referee.
 
     A decision may take ``move_time_ms`` for free; with a time bank, the
@@ -28,20 +47,16 @@ class TimeControl:
     #: How long a launched bot may take to start serving (health SERVING).
     startup_timeout_ms: int = 30000
 
+    _unit = " (ms)"
+
     def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise ValueError(f"{f.name} must be a non-negative integer (ms), not {value!r}")
+        _Settings.__post_init__(self)  # not super(): slots=True makes a new class
         if self.move_time_ms == 0:
             raise ValueError("move_time_ms must be positive")
 
-    def to_dict(self) -> dict[str, int]:
-        return dataclasses.asdict(self)
-
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class FaultPolicy:
+class FaultPolicy(_Settings):
     """What the referee does about faults.
 
     Every fault gets a fallback move (a seeded choice among the legal moves),
@@ -57,19 +72,13 @@ class FaultPolicy:
     max_message_bytes: int = 64 * 1024
 
     def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise ValueError(f"{f.name} must be a non-negative integer, not {value!r}")
+        _Settings.__post_init__(self)  # not super(): slots=True makes a new class
         if self.max_message_bytes < 1024:
             raise ValueError("max_message_bytes must be at least 1024")
 
-    def to_dict(self) -> dict[str, int]:
-        return dataclasses.asdict(self)
-
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class Limits:
+class Limits(_Settings):
     """Resource limits of a launched bot, enforced by referee/sandbox.py; 0 is no limit.
 
     Memory, CPU time and processes are measured over the bot and everything
@@ -92,12 +101,3 @@ class Limits:
     #: Address space per process (RLIMIT_AS); off by default, as the JVM, V8
     #: and Go reserve far more address space than they use.
     address_space_bytes: int = 0
-
-    def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise ValueError(f"{f.name} must be a non-negative integer, not {value!r}")
-
-    def to_dict(self) -> dict[str, int]:
-        return dataclasses.asdict(self)

@@ -111,10 +111,6 @@ def direction_to_pb(direction: PassDirection) -> int:
     return _DIRECTION_TO_PB[direction]
 
 
-def direction_from_pb(direction: int) -> PassDirection:
-    return _DIRECTION_FROM_PB[direction]
-
-
 def rules_to_pb(rules: Rules) -> pb.Rules:
     return pb.Rules(
         num_players=rules.num_players,
