@@ -40,6 +40,7 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
+from referee import procfs
 from referee.config import load_config
 from referee.tournament import Progress, Tournament
 
@@ -48,20 +49,12 @@ SAMPLES = ROOT / "sample_bots" / "python"
 
 
 def _tree_cpu() -> tuple[float, float]:
-    """CPU seconds used so far by this process, and by it and every live descendant (/proc)."""
-    ticks = os.sysconf("SC_CLK_TCK")
+    """CPU seconds used so far by this process, and by it and every live descendant."""
     children: dict[int, list[int]] = {}
     usage: dict[int, float] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = pathlib.Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2 :].split()
-        children.setdefault(int(fields[1]), []).append(int(entry))
-        usage[int(entry)] = (int(fields[11]) + int(fields[12])) / ticks
+    for process in procfs.processes():
+        children.setdefault(process.ppid, []).append(process.pid)
+        usage[process.pid] = process.cpu_seconds
     total, todo = 0.0, [os.getpid()]
     while todo:
         pid = todo.pop()

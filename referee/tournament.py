@@ -44,7 +44,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
-from referee import __version__
+from referee import __version__, procfs
 from referee.bots import BotPool, BotSpec, DeadPlayer, build_bot
 from referee.config import TournamentConfig
 from referee.match import GameRecord, GameSpec, play_game
@@ -707,19 +707,10 @@ class _StopSignals:
 def _kill_child_groups() -> None:
     """Kill the process groups our children lead (bots starting up, builds) on an interrupt."""
     me = os.getpid()
-    with contextlib.suppress(OSError):
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                stat = pathlib.Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            fields = stat[stat.rfind(")") + 2 :].split()
-            pid, ppid, pgid = int(entry), int(fields[1]), int(fields[2])
-            if ppid == me and pgid == pid:
-                with contextlib.suppress(OSError):
-                    os.killpg(pgid, signal.SIGKILL)
+    for process in procfs.processes():
+        if process.ppid == me and process.pgid == process.pid:
+            with contextlib.suppress(OSError):
+                os.killpg(process.pgid, signal.SIGKILL)
 
 
 # The runner ------------------------------------------------------------------------------------

@@ -9,25 +9,13 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import pytest
 
+from referee import procfs
 from referee.players import LaunchedBot
 
 
 def process_group_members(pgid: int) -> list[int]:
-    """The pids of live processes in a process group (from /proc)."""
-    members = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        state, group = fields[0], int(fields[2])
-        if group == pgid and state != b"Z":
-            members.append(int(entry))
-    return members
+    """The pids of live processes in a process group."""
+    return [p.pid for p in procfs.processes() if p.pgid == pgid and p.alive]
 
 
 def bot_processes_alive(pids: Iterable[int]) -> list[int]:
@@ -51,17 +39,15 @@ def alive_in_groups(pgids: Sequence[int], wait_s: float = 3.0) -> list[int]:
 def processes_in(folder: pathlib.Path) -> list[int]:
     """Live processes (not zombies) whose working directory is inside ``folder``."""
     found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
+    for process in procfs.processes():
+        if process.pid == os.getpid() or not process.alive:
             continue
         try:
-            cwd = os.readlink(f"/proc/{entry}/cwd")
-            stat = pathlib.Path(f"/proc/{entry}/stat").read_bytes()
+            cwd = os.readlink(f"/proc/{process.pid}/cwd")
         except OSError:
             continue
-        state = stat[stat.rfind(b")") + 2 :].split()[0]
-        if state != b"Z" and (cwd == str(folder) or cwd.startswith(f"{folder}/")):
-            found.append(int(entry))
+        if cwd == str(folder) or cwd.startswith(f"{folder}/"):
+            found.append(process.pid)
     return found
 
 
