@@ -4,7 +4,8 @@
 and a player per seat, it runs the authoritative engine, asks each bot for its
 decisions under the time control, applies the fault policy, writes the game
 log as it goes, and returns the result record. Tournaments call it once per
-game, from threads today; a distributed runner can ship specs to workers.
+game, in worker processes or threads; a distributed runner can ship specs to
+its workers the same way.
 
 Fault policy (fixed before play, recorded in the log header): a timeout, an
 illegal or malformed answer, an RPC error or a dead process is recorded as a

@@ -168,16 +168,12 @@ class Seat:
 
 
 @dataclasses.dataclass(slots=True, kw_only=True)
-class PassMove:
-    """One seat's pass."""
+class _Move:
+    """What every recorded decision has: who answered, any fault, the timing."""
 
-    seat: int
-    to: int
-    cards: list[Card]
+    #: ``bot``, or ``fallback`` when the referee chose.
     source: str
     fault: Fault | None = None
-    #: What the bot sent when it was refused (card strings, maybe not cards).
-    answer: list[str] | None = None
     decision: str = ""
     ms: float = 0.0
     line: int = 0
@@ -188,22 +184,24 @@ class PassMove:
 
 
 @dataclasses.dataclass(slots=True, kw_only=True)
-class PlayMove:
+class PassMove(_Move):
+    """One seat's pass."""
+
+    seat: int
+    to: int
+    cards: list[Card]
+    #: What the bot sent when it was refused (card strings, maybe not cards).
+    answer: list[str] | None = None
+
+
+@dataclasses.dataclass(slots=True, kw_only=True)
+class PlayMove(_Move):
     """One card played to a trick."""
 
     seat: int
     card: Card
     legal: list[Card]
-    source: str
-    fault: Fault | None = None
     answer: str | None = None
-    decision: str = ""
-    ms: float = 0.0
-    line: int = 0
-
-    @property
-    def fallback(self) -> bool:
-        return self.source != "bot"
 
 
 @dataclasses.dataclass(slots=True, kw_only=True)

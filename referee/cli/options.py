@@ -122,3 +122,17 @@ def make_policies(
         ),
         FaultPolicy(max_faults=max_faults),
     )
+
+
+def standings_format_option(help: str) -> Callable[[F], F]:
+    """``--format`` of the standings (table, markdown, csv, json), stored as ``fmt``."""
+    from referee.standings import FORMATS
+
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(FORMATS),
+        default="table",
+        show_default=True,
+        help=help,
+    )

@@ -6,7 +6,8 @@ import pathlib
 
 import click
 
-from referee.standings import FORMATS, RANKING_KEYS, render
+from referee.cli.options import standings_format_option
+from referee.standings import RANKING_KEYS, render
 from referee.tournament import Layout, TournamentError, load_standings, read_journal
 
 
@@ -16,13 +17,8 @@ from referee.tournament import Layout, TournamentError, load_standings, read_jou
     metavar="OUTPUT_DIR",
     type=click.Path(exists=True, file_okay=False, path_type=pathlib.Path),
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default="table",
-    show_default=True,
-    help="table and markdown show standings and head-to-head; csv the standings rows; json both.",
+@standings_format_option(
+    "table and markdown show standings and head-to-head; csv the standings rows; json both."
 )
 @click.option(
     "--ranking",

@@ -10,8 +10,9 @@ import threading
 
 import click
 
+from referee.cli.options import standings_format_option
 from referee.config import ConfigError, load_config
-from referee.standings import FORMATS, render
+from referee.standings import render
 from referee.tournament import JournalError, Progress, RunResult, Tournament, TournamentError
 
 
@@ -39,14 +40,7 @@ from referee.tournament import JournalError, Progress, RunResult, Tournament, To
     help="Games played at once (default: the config's concurrency, else the CPU count).",
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default="table",
-    show_default=True,
-    help="How to print the standings at the end.",
-)
+@standings_format_option("How to print the standings at the end.")
 def tournament(
     config_path: pathlib.Path,
     out_dir: pathlib.Path | None,
