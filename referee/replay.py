@@ -17,7 +17,6 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from referee.engine import (
-    QUEEN_OF_SPADES,
     Action,
     Card,
     GameState,
@@ -28,7 +27,6 @@ from referee.engine import (
     PassDirection,
     Play,
     Rules,
-    Suit,
     replay,
 )
 from referee.gamelog import LogError, read_log
@@ -519,13 +517,8 @@ class _Builder:
             line=line,
         )
         trick.plays.append(move)
-        if not self.hearts_broken and self._breaks(move.card):
+        if not self.hearts_broken and self.game.rules.breaks_hearts(move.card):
             self.hearts_broken = trick.breaks_hearts = True
-
-    def _breaks(self, card: Card) -> bool:
-        return card.suit is Suit.HEARTS or (
-            card == QUEEN_OF_SPADES and self.game.rules.queen_breaks_hearts
-        )
 
     def _add_trick(self, line: int, record: dict[str, Any]) -> None:
         hand = self._hand_of(record)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 
-from referee.engine.cards import ALL_CARDS, Card, mask_of, parse_cards
+from referee.engine.cards import ALL_CARDS, QUEEN_OF_SPADES, Card, Suit, mask_of, parse_cards
 
 __all__ = [
     "MoonScoring",
@@ -149,6 +149,10 @@ class Rules:
         """The pass direction of a hand (1-based)."""
         cycle = self.pass_cycle
         return cycle[(hand_number - 1) % len(cycle)]
+
+    def breaks_hearts(self, card: int) -> bool:
+        """R6/V1: whether playing ``card`` breaks hearts (a heart; Q♠ too with V1)."""
+        return card // 13 == Suit.HEARTS or (self.queen_breaks_hearts and card == QUEEN_OF_SPADES)
 
     @property
     def pass_count(self) -> int:

@@ -611,7 +611,7 @@ class GameState:
             self.trick_leader = p
         plays.append((p, card))
         self.trick_mask |= bit
-        if bit & HEARTS or (bit == _QS_BIT and self._qs_breaks):
+        if bit & HEARTS or (bit == _QS_BIT and self._qs_breaks):  # Rules.breaks_hearts, inlined
             self.hearts_broken = True
         if len(plays) == self.n:
             self._finish_trick()
