@@ -131,7 +131,6 @@ _SERVICE = "hearts.v1.HeartsBot"
 #: which the bot counts as gone and the remaining checks are not run.
 _GONE_AFTER = 3
 _POINT_CARDS = HEARTS | 1 << QUEEN_OF_SPADES
-_SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 #: How many failure messages a check shows (the count says how many more).
 _SHOWN = 5
 
@@ -511,7 +510,7 @@ def _situation(view: SeatView) -> tuple[str | None, str]:
             return "lead-only-hearts", f"leading trick {trick} holding only hearts, not broken"
         return None, f"leading trick {trick}"
     suit = plays[0][1].suit
-    name = _SUIT_NAMES[suit]
+    name = suit.word
     if trick == 1 and not view.rules.points_on_first_trick:
         if hand & SUIT_MASKS[suit]:
             return "first-trick-follow", f"on the first trick, following {name}"

@@ -64,6 +64,11 @@ class Suit(enum.IntEnum):
         """The suit symbol: ♣, ♦, ♥ or ♠."""
         return "♣♦♥♠"[self]
 
+    @property
+    def word(self) -> str:
+        """For messages: clubs, diamonds, hearts or spades."""
+        return self.name.lower()
+
 
 class Rank(enum.IntEnum):
     """Ranks with their pip values; a higher value wins a trick (R4)."""

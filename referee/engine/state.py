@@ -68,7 +68,6 @@ _JD_BIT = 1 << JACK_OF_DIAMONDS
 _NOT_HEARTS = ~HEARTS & ((1 << 52) - 1)
 _CLEAN = _NOT_HEARTS & ~_QS_BIT  # cards allowed on the first trick (R5)
 _CLUBS = SUIT_MASKS[Suit.CLUBS]
-_SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 _CARD = [Card(i) for i in range(52)]
 _SUIT_MASKS = list(SUIT_MASKS)
 
@@ -501,9 +500,7 @@ class GameState:
                 f"hearts not broken (R6): {c.symbol()} may not be led", rule="R6"
             )
         if hand & SUIT_MASKS[self.lead_suit]:
-            raise IllegalMoveError(
-                f"must follow suit: {_SUIT_NAMES[self.lead_suit]} (R4)", rule="R4"
-            )
+            raise IllegalMoveError(f"must follow suit: {Suit(self.lead_suit).word} (R4)", rule="R4")
         what = "Q♠" if card == QUEEN_OF_SPADES else "hearts"
         raise IllegalMoveError(f"{what} not allowed on the first trick (R5)", rule="R5")
 
