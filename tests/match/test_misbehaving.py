@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from referee import procfs
 from referee.bots import DeadPlayer, parse_bot
 from referee.engine import GameState, MoonScoring, PassDirection, Rules, parse_cards
 from referee.players import BotFault, FaultKind, builtin_player
@@ -409,12 +410,8 @@ def test_bot_ignoring_sigterm_is_killed(tmp_path, make_pool, launched_pids) -> N
 
 
 def _zombie(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except OSError:
-        return True
-    return stat[stat.rfind(b")") + 2 :].split()[0] == b"Z"
+    """Gone, or a zombie: not a live process."""
+    return not any(p.pid == pid and p.alive for p in procfs.processes())
 
 
 def test_never_listening_bot_fails_to_start(make_pool, launched_pids) -> None:
