@@ -18,9 +18,10 @@ Subclass :class:`Bot`, implement :meth:`Bot.pass_cards` and
     if __name__ == "__main__":
         serve(MyBot())
 
-:func:`serve` parses ``--port`` and ``--host``, serves the bot with the
-standard health service (SERVING) and server reflection, and stops cleanly on
-SIGTERM or Ctrl-C. The bot is called from several threads at once (one
+:func:`serve` parses ``--address`` (a gRPC address: ``unix:/path/bot.sock``,
+as the referee gives a sandboxed bot, or ``host:port``) or ``--port`` and
+``--host``, serves the bot with the standard health service (SERVING) and
+server reflection, and stops cleanly on SIGTERM or Ctrl-C. The bot is called from several threads at once (one
 process may play several seats and games), so keep per-game state keyed by
 ``(request.game_id, request.seat)``, or none at all.
 """
@@ -123,7 +124,8 @@ class _Servicer(pb_grpc.HeartsBotServicer):
 
 
 def make_server(bot: Bot, address: str, *, max_workers: int = 8) -> tuple[grpc.Server, int]:
-    """A started server for ``bot`` on ``address`` (port 0 picks one); returns (server, port)."""
+    """A started server for ``bot`` on ``address`` (``host:port``, port 0 picks one, or
+    ``unix:/path``); returns (server, port), the port being 1 for a Unix socket."""
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers))
     pb_grpc.add_HeartsBotServicer_to_server(_Servicer(bot), server)
     health_servicer = health.HealthServicer()
@@ -141,22 +143,34 @@ def make_server(bot: Bot, address: str, *, max_workers: int = 8) -> tuple[grpc.S
 
 
 def serve(bot: Bot, argv: Sequence[str] | None = None) -> None:
-    """Parse ``--port``/``--host``, serve ``bot`` until SIGTERM or Ctrl-C, then exit."""
+    """Parse ``--address`` or ``--port``/``--host``, serve ``bot`` until SIGTERM or Ctrl-C."""
     parser = argparse.ArgumentParser(description=f"Hearts bot {bot.name} (hearts.v1 gRPC server)")
-    parser.add_argument("--port", type=int, required=True, help="TCP port to listen on")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument(
+        "--address",
+        help="gRPC address to serve on: unix:/path/bot.sock (what a sandboxed bot is given) "
+        "or host:port",
+    )
+    where.add_argument("--port", type=int, help="TCP port to listen on")
     parser.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+        "--host", default="127.0.0.1", help="address to listen on with --port (default 127.0.0.1)"
     )
     args = parser.parse_args(argv)
-    host = f"[{args.host}]" if ":" in args.host else args.host
+    if args.address:
+        address = shown = args.address
+    else:
+        host = f"[{args.host}]" if ":" in args.host else args.host
+        address, shown = f"{host}:{args.port}", f"{args.host}:{args.port}"
     try:
-        server, port = make_server(bot, f"{host}:{args.port}")
+        server, port = make_server(bot, address)
     except (OSError, RuntimeError) as error:
-        print(f"{bot.name}: cannot listen on {args.host}:{args.port}: {error}", file=sys.stderr)
+        print(f"{bot.name}: cannot listen on {shown}: {error}", file=sys.stderr)
         sys.exit(1)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
-    print(f"{bot.name} serving on {args.host}:{port}", file=sys.stderr, flush=True)
+    if not args.address:
+        shown = f"{args.host}:{port}"
+    print(f"{bot.name} serving on {shown}", file=sys.stderr, flush=True)
     stop.wait()
     server.stop(grace=1.0).wait()
