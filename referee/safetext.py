@@ -1,0 +1,88 @@
+"""Strings from bots, logs and journals made safe to show on a terminal or a page.
+
+A bot chooses its handshake fields, the details of the gRPC errors it
+returns and what it writes to stderr; a game log, journal or standings file
+may be old or written by hand. Shown raw, such a string could inject lines
+(``\\n``, ``\\r``), rewrite the terminal (ANSI escapes start with ESC,
+``\\x1b``) or reorder what follows it (bidi overrides such as U+202E), and so
+spoof a replay or the standings. :func:`printable` is the one function that
+every place showing such a string goes through: where a bot's strings enter
+the referee (:mod:`referee.players.remote`), and again wherever strings read
+from files are printed or rendered.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+__all__ = ["ELLIPSIS", "printable"]
+
+#: What ends a string cut at its limit.
+ELLIPSIS = "…"
+
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+#: Unicode categories shown as escapes: controls (C0, DEL, C1), format characters
+#: (bidi controls, zero-width and invisible characters), lone surrogates (which
+#: cannot even be written out as UTF-8), and the line and paragraph separators.
+_HIDDEN = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
+
+
+def _escape(char: str) -> str:
+    if char in _SHORT:
+        return _SHORT[char]
+    code = ord(char)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def printable(text: str, limit: int) -> str:
+    """``text`` with every invisible or controlling character as a visible escape,
+    cut to at most ``limit`` characters (``limit`` >= 1).
+
+    Control characters (C0 with ``\\n``, ``\\r`` and ``\\t``, DEL, C1), format
+    characters (Unicode category Cf: the bidi embeddings, overrides and
+    isolates U+202A-U+202E and U+2066-U+2069, zero-width characters), lone
+    surrogates and the line and paragraph separators become escapes as Python
+    writes them (``\\n``, ``\\x1b``, ``\\u202e``); everything else, backslashes
+    included, is kept, so the result is one line of what was sent and applying
+    the function again changes nothing. A longer result is cut at an escape's
+    edge and ends with ``…``.
+
+    >>> printable("bot\\nN   1000 pts", 64)
+    'bot\\\\nN   1000 pts'
+    >>> print(printable("\\x1b[2Jclear\\r\\t\\x7f\\x85", 64))
+    \\x1b[2Jclear\\r\\t\\x7f\\x85
+    >>> print(printable("abc\\u202edcba\\u2066x\\u2069\\u200b", 64))
+    abc\\u202edcba\\u2066x\\u2069\\u200b
+    >>> printable("Zoë ♥ 名前 C:\\\\bots", 64) == "Zoë ♥ 名前 C:\\\\bots"
+    True
+    >>> printable("a" * 100, 10)
+    'aaaaaaaaa…'
+    >>> printable("abcdefgh\\x1b", 10)  # an escape is never cut in half
+    'abcdefgh…'
+    >>> printable(printable("x\\ny\\u202e" * 9, 20), 20) == printable("x\\ny\\u202e" * 9, 20)
+    True
+    """
+    if limit < 1:
+        raise ValueError(f"limit must be at least 1, not {limit}")
+    pieces = []
+    size = 0
+    for char in text:
+        piece = _escape(char) if unicodedata.category(char) in _HIDDEN else char
+        pieces.append(piece)
+        size += len(piece)
+        if size > limit:
+            break
+    if size <= limit:
+        return "".join(pieces)
+    kept = []
+    size = 0
+    for piece in pieces:
+        if size + len(piece) > limit - len(ELLIPSIS):
+            break
+        kept.append(piece)
+        size += len(piece)
+    return "".join(kept) + ELLIPSIS
