@@ -20,10 +20,15 @@ from referee.engine import Card, HandResult, MoonScoring, Outcome, Rules, SeatVi
 from referee.pb.hearts.v1 import hearts_pb2 as pb
 from referee.pb.hearts.v1 import hearts_pb2_grpc as pb_grpc
 from referee.players.base import BotFault, BotInfo, Deadline, FaultKind, Player
+from referee.safetext import printable
 
 __all__ = ["BotConnection", "Connection", "RemotePlayer"]
 
 log = logging.getLogger(__name__)
+
+#: Longest handshake fields and error details kept (after :func:`printable` escaping).
+NAME_CHARS, VERSION_CHARS, AUTHOR_CHARS, LANGUAGE_CHARS = 64, 64, 128, 32
+DETAILS_CHARS = 300
 
 _FAULT_OF_CODE = {
     grpc.StatusCode.DEADLINE_EXCEEDED: FaultKind.TIMEOUT,
@@ -110,11 +115,12 @@ class BotConnection(Connection):
                 f"bot speaks protocol version {reply.protocol_version}; "
                 f"the referee speaks {protocol.PROTOCOL_VERSION}",
             )
+        # The bot chooses these strings: they are made safe to show once, here.
         self.info = BotInfo(
-            name=reply.name or self.address,
-            version=reply.version,
-            author=reply.author,
-            language=reply.language,
+            name=printable(reply.name, NAME_CHARS) or self.address,
+            version=printable(reply.version, VERSION_CHARS),
+            author=printable(reply.author, AUTHOR_CHARS),
+            language=printable(reply.language, LANGUAGE_CHARS),
             protocol_version=reply.protocol_version,
         )
         return self.info
@@ -124,9 +130,9 @@ class BotConnection(Connection):
 
 
 def fault_of(error: grpc.RpcError, rpc: str) -> BotFault:
-    """The fault a failed call is recorded as."""
+    """The fault a failed call is recorded as (the bot's details made :func:`printable`)."""
     code = error.code()  # type: ignore[attr-defined]
-    details = (error.details() or "")[:300]  # type: ignore[attr-defined]
+    details = printable(error.details() or "", DETAILS_CHARS)  # type: ignore[attr-defined]
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED and "message" in details.lower():
         return BotFault(FaultKind.OVERSIZED, f"{rpc}: answer too large: {details}")
     kind = _FAULT_OF_CODE.get(code, FaultKind.RPC_ERROR)
