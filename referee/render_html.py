@@ -12,6 +12,14 @@ testable and linkable: ``#hand=2&trick=5`` (trick 0 is the deal and the
 passes), ``view=N`` (show the hands as seat N saw them), ``autoplay`` or
 ``autoplay=K`` (play on, or take K steps and pause), ``speed=2``, and
 ``do=back,step,play`` (click those buttons in turn).
+
+Strings read from the log are never markup: the title is HTML-escaped, the
+data is JSON that cannot close its ``<script>`` element, and the page puts
+every string in with ``textContent``. The strings shown (bot names and
+handshake fields, fault messages, notes, answers) are also made
+:func:`~referee.safetext.printable` first, so that a bidi override or a
+control character in a bot's name cannot reorder or hide what the page
+shows.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ import json
 from typing import Any
 
 from referee.replay import Game, Hand, Note, PassMove, PlayMove, Trick
+from referee.safetext import printable
 
 __all__ = ["REPLAY_DATA_FORMAT", "game_data", "render_html"]
 
@@ -29,6 +38,17 @@ __all__ = ["REPLAY_DATA_FORMAT", "game_data", "render_html"]
 REPLAY_DATA_FORMAT = "hearts-referee/replay-data"
 _DATA_MARK = "/*@GAME_DATA@*/null"
 _TITLE_MARK = "@TITLE@"
+#: The most characters shown of a name (bot, handshake field) and of a message from the log.
+_NAME_CHARS = 64
+_TEXT_CHARS = 1000
+
+
+def _name(text: Any) -> str:
+    return printable(str(text), _NAME_CHARS)
+
+
+def _text(text: Any) -> str | None:
+    return None if text is None else printable(str(text), _TEXT_CHARS)
 
 
 def render_html(game: Game, *, seat: int | None = None, hand: int | None = None) -> str:
@@ -40,7 +60,9 @@ def render_html(game: Game, *, seat: int | None = None, hand: int | None = None)
     data = game_data(game, seat=seat)
     if hand is not None:
         data["start"] = {"hand": hand, "trick": 0}
-    title = f"Hearts replay: {game.game_id}" + (f" (as seat {seat})" if seat is not None else "")
+    title = f"Hearts replay: {_name(game.game_id)}" + (
+        f" (as seat {seat})" if seat is not None else ""
+    )
     page = template.replace(_TITLE_MARK, html.escape(title))
     return page.replace(_DATA_MARK, _script_json(data), 1)
 
@@ -70,16 +92,22 @@ def game_data(game: Game, *, seat: int | None = None) -> dict[str, Any]:
     return {
         "format": REPLAY_DATA_FORMAT,
         "version": 1,
-        "game_id": game.game_id,
-        "seed": game.seed,
+        "game_id": _name(game.game_id),
+        "seed": game.seed if isinstance(game.seed, int) else _name(game.seed),
         "rules": game.rules.to_dict(),
         "seats": [
             {
                 "seat": s.seat,
                 "label": game.label(s.seat),
-                "bot": s.bot,
+                "bot": _name(s.bot),
                 "about": ", ".join(
-                    x for x in (f"{s.name} {s.version}".strip(), s.language, s.author) if x
+                    x
+                    for x in (
+                        f"{_name(s.name)} {_name(s.version)}".strip(),
+                        _name(s.language),
+                        _name(s.author),
+                    )
+                    if x
                 ),
             }
             for s in game.seats
@@ -88,8 +116,8 @@ def game_data(game: Game, *, seat: int | None = None) -> dict[str, Any]:
         "hands": [_hand_data(game, h, seat) for h in game.hands],
         "notes": [_note_data(n) for n in game.notes],
         "end": _end_data(game),
-        "abort": game.abort,
-        "damage": str(game.damage) if game.damage else None,
+        "abort": _text(game.abort),
+        "damage": _text(game.damage) if game.damage else None,
         "start": None,
     }
 
@@ -115,7 +143,7 @@ def _hand_data(game: Game, hand: Hand, seat: int | None) -> dict[str, Any]:
         "moon_choice": (
             {
                 "seat": hand.moon_choice.seat,
-                "choice": hand.moon_choice.choice,
+                "choice": _name(hand.moon_choice.choice),
                 "fallback": hand.moon_choice.fallback,
                 "fault": _fault_text(hand.moon_choice.fault, hand.moon_choice.seat, seat),
             }
@@ -127,7 +155,7 @@ def _hand_data(game: Game, hand: Hand, seat: int | None) -> dict[str, Any]:
                 "points": hand.result.points,
                 "scores": hand.result.scores,
                 "moon_shooter": hand.result.moon_shooter,
-                "moon_scoring": hand.result.moon_scoring,
+                "moon_scoring": _text(hand.result.moon_scoring),
                 "totals": hand.result.totals,
             }
             if hand.result
@@ -142,7 +170,7 @@ def _fault_text(fault: Any, owner: int, seat: int | None) -> str | None:
     """The fault as text; in a seat view only the kind of another seat's fault."""
     if fault is None:
         return None
-    return str(fault) if _visible(seat, owner) else fault.kind
+    return _text(fault) if _visible(seat, owner) else _name(fault.kind)
 
 
 def _pass_data(move: PassMove, seat: int | None) -> dict[str, Any]:
@@ -154,7 +182,7 @@ def _pass_data(move: PassMove, seat: int | None) -> dict[str, Any]:
         "count": len(move.cards),
         "fallback": move.fallback,
         "fault": _fault_text(move.fault, move.seat, seat),
-        "answer": move.answer if move.answer and _visible(seat, move.seat) else None,
+        "answer": _answer(move.answer) if move.answer and _visible(seat, move.seat) else None,
     }
 
 
@@ -164,8 +192,13 @@ def _play_data(play: PlayMove, seat: int | None) -> dict[str, Any]:
         "card": str(play.card),
         "fallback": play.fallback,
         "fault": _fault_text(play.fault, play.seat, seat),
-        "answer": play.answer if play.answer and _visible(seat, play.seat) else None,
+        "answer": _answer(play.answer) if play.answer and _visible(seat, play.seat) else None,
     }
+
+
+def _answer(answer: list[str] | str) -> list[str] | str:
+    """What a bot answered when refused (card strings, or not)."""
+    return _name(answer) if isinstance(answer, str) else [_name(a) for a in answer]
 
 
 def _trick_data(trick: Trick, seat: int | None) -> dict[str, Any]:
@@ -183,7 +216,7 @@ def _note_data(note: Note) -> dict[str, Any]:
     return {
         "kind": note.kind,
         "seat": note.seat,
-        "text": note.text,
+        "text": _text(note.text),
         "trick": note.trick,
         "after_hand": note.after_hand,
     }
@@ -199,5 +232,5 @@ def _end_data(game: Game) -> dict[str, Any] | None:
         "winners": end.winners,
         "hands": end.hands,
         "forfeited": end.forfeited,
-        "faults": end.faults,
+        "faults": [{_name(k): v for k, v in f.items()} for f in end.faults],
     }

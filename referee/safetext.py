@@ -22,9 +22,9 @@ ELLIPSIS = "…"
 
 _SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 #: Unicode categories shown as escapes: controls (C0, DEL, C1), format characters
-#: (bidi controls, zero-width and invisible characters), lone surrogates (which
-#: cannot even be written out as UTF-8), and the line and paragraph separators.
-_HIDDEN = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
+#: (bidi controls, zero-width and invisible characters), and lone surrogates
+#: (which cannot even be written out as UTF-8).
+_HIDDEN = frozenset(("Cc", "Cf", "Cs"))
 
 
 def _escape(char: str) -> str:
@@ -44,12 +44,13 @@ def printable(text: str, limit: int) -> str:
 
     Control characters (C0 with ``\\n``, ``\\r`` and ``\\t``, DEL, C1), format
     characters (Unicode category Cf: the bidi embeddings, overrides and
-    isolates U+202A-U+202E and U+2066-U+2069, zero-width characters), lone
-    surrogates and the line and paragraph separators become escapes as Python
-    writes them (``\\n``, ``\\x1b``, ``\\u202e``); everything else, backslashes
-    included, is kept, so the result is one line of what was sent and applying
-    the function again changes nothing. A longer result is cut at an escape's
-    edge and ends with ``…``.
+    isolates U+202A-U+202E and U+2066-U+2069, zero-width characters) and lone
+    surrogates become escapes as Python writes them (``\\n``, ``\\x1b``,
+    ``\\u202e``). Everything else, backslashes included, is kept, so the result
+    is one line of what was sent and applying the function again changes
+    nothing (U+2028 and U+2029 are kept too: terminals do not break lines on
+    them, and a page shows them as spaces). A longer result is cut at an
+    escape's edge and ends with ``…``.
 
     >>> printable("bot\\nN   1000 pts", 64)
     'bot\\\\nN   1000 pts'
