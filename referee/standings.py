@@ -47,6 +47,8 @@ from typing import Any
 from openskill.models import PlackettLuce
 from tabulate import tabulate
 
+from referee.safetext import printable
+
 __all__ = [
     "FORMATS",
     "RANKING_KEYS",
@@ -409,13 +411,24 @@ def _sort_key(ranking: str) -> Any:
 
 # Rendering ---------------------------------------------------------------------------------
 
+# The journal may be old or written by hand, and a status reason quotes a bot's
+# stderr: every string of the table and markdown renderings is made printable
+# (one line, no terminal escapes), while the JSON and CSV keep the exact values.
+#: The most characters shown of a name (bot, tournament, fault kind) and of a footnote.
+_NAME_CHARS = 64
+_NOTE_CHARS = 1000
+
+
+def _name(text: object) -> str:
+    return printable(str(text), _NAME_CHARS)
+
 
 def _num(value: float | None, digits: int = 2) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
 def _faults_text(faults: Mapping[str, int]) -> str:
-    return ", ".join(f"{k} {v}" for k, v in sorted(faults.items())) or "-"
+    return ", ".join(f"{_name(k)} {v}" for k, v in sorted(faults.items())) or "-"
 
 
 _HEADERS = [
@@ -448,7 +461,7 @@ def _notes(standings: Standings) -> list[tuple[str, str]]:
         if b.notes:
             text = "; ".join([text, *b.notes]) if text else "; ".join(b.notes)
         if text:
-            notes.append((b.bot, text))
+            notes.append((b.bot, printable(text, _NOTE_CHARS)))
     return notes
 
 
@@ -461,7 +474,7 @@ def _table_rows(standings: Standings) -> list[list[Any]]:
         rows.append(
             [
                 b.rank,
-                b.bot,
+                _name(b.bot),
                 b.games,
                 f"{b.wins:.2f}".rstrip("0").rstrip("."),
                 _num(b.avg_placement),
@@ -487,15 +500,15 @@ def _h2h_rows(standings: Standings) -> tuple[list[str], list[list[str]]]:
         for b in order:
             h = standings.head_to_head.get(a, {}).get(b)
             cells.append(f"{h.score:.0%} ({h.games})" if h and h.games else "-")
-        rows.append([a, *cells])
-    return ["ahead of ->", *order], rows
+        rows.append([_name(a), *cells])
+    return ["ahead of ->", *(_name(b) for b in order)], rows
 
 
 def _title(standings: Standings) -> str:
     played = standings.games_played
     scheduled = "?" if standings.games_scheduled is None else standings.games_scheduled
     state = "" if standings.complete else " (incomplete)"
-    name = f"{standings.name}: " if standings.name else ""
+    name = f"{_name(standings.name)}: " if standings.name else ""
     return f"{name}{played} of {scheduled} games{state}; ranked by {standings.ranking}"
 
 
@@ -507,18 +520,29 @@ def render(standings: Standings, fmt: str = "table") -> str:
         return _csv(standings)
     if fmt not in ("table", "markdown"):
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    style = "github" if fmt == "markdown" else "simple"
+    markdown = fmt == "markdown"
+    style = "github" if markdown else "simple"
     headers, h2h = _h2h_rows(standings)
+    rows = _table_rows(standings)
+    notes = [(_name(bot), text) for bot, text in _notes(standings)]
+    if markdown:  # a "|" in a name would add a column
+        headers, h2h, rows = _md(headers), [_md(r) for r in h2h], [_md(r) for r in rows]
+        notes = [(bot.replace("|", "\\|"), text.replace("|", "\\|")) for bot, text in notes]
     parts = [
-        ("## " if fmt == "markdown" else "") + _title(standings),
-        tabulate(_table_rows(standings), headers=_HEADERS, tablefmt=style, disable_numparse=True),
-        *(f"[{n}] {bot}: {text}" for n, (bot, text) in enumerate(_notes(standings), start=1)),
+        ("## " if markdown else "") + _title(standings),
+        tabulate(rows, headers=_HEADERS, tablefmt=style, disable_numparse=True),
+        *(f"[{n}] {bot}: {text}" for n, (bot, text) in enumerate(notes, start=1)),
         "",
-        ("## " if fmt == "markdown" else "")
+        ("## " if markdown else "")
         + "Head to head: how often the row's bot finished ahead of the column's (ties half; games)",
         tabulate(h2h, headers=headers, tablefmt=style, disable_numparse=True),
     ]
     return "\n".join(parts) + "\n"
+
+
+def _md(cells: Sequence[Any]) -> list[Any]:
+    """Cells for a markdown table: ``|`` escaped."""
+    return [c.replace("|", "\\|") if isinstance(c, str) else c for c in cells]
 
 
 _CSV_FIELDS = [
