@@ -14,11 +14,19 @@ from tabulate import tabulate
 from referee.gamelog import LogError
 from referee.render_text import render_chunks
 from referee.replay import COMPASS, Game, load_game
+from referee.safetext import printable
 
 __all__ = ["replay"]
 
 _JOURNAL = "journal.jsonl"
 _GAMES = "games"
+#: The most characters shown of a name read from a log or journal (bot, game id), and of a message.
+_NAME_CHARS = 64
+_TEXT_CHARS = 1000
+
+
+def _name(text: object) -> str:
+    return printable(str(text), _NAME_CHARS)
 
 
 @click.command()
@@ -90,7 +98,7 @@ def _load(path: pathlib.Path) -> Game:
         raise click.ClickException(str(error)) from None
     if game.damage is not None:
         click.echo(
-            f"warning: {game.damage}; showing the game up to there",
+            f"warning: {printable(str(game.damage), _TEXT_CHARS)}; showing the game up to there",
             err=True,
         )
     return game
@@ -144,7 +152,7 @@ def _parse_seat(game: Game, text: str) -> int:
     for s in game.seats:
         if s.bot == value:
             return s.seat
-    names = [s.bot for s in game.seats]
+    names = [_name(s.bot) for s in game.seats]
     raise click.BadParameter(
         f"no seat {text!r}: give 0-{game.n - 1}"
         + (", N, E, S, W" if game.n == 4 else "")
@@ -188,12 +196,12 @@ def list_games(folder: pathlib.Path) -> str:
     for entry in games:
         bots = entry.get("bots", [])
         scores = entry.get("scores", [])
-        winners = ", ".join(str(bots[w]) for w in entry.get("winners", []) if w < len(bots))
+        winners = ", ".join(_name(bots[w]) for w in entry.get("winners", []) if w < len(bots))
         faults = sum(sum(f.values()) for f in entry.get("faults", []) if isinstance(f, dict))
         rows.append(
             [
-                entry["game_id"],
-                "  ".join(f"{b} {s}" for b, s in zip(bots, scores, strict=False)),
+                _name(entry["game_id"]),
+                "  ".join(f"{_name(b)} {_name(s)}" for b, s in zip(bots, scores, strict=False)),
                 winners,
                 len(entry.get("hand_scores", [])),
                 faults or "",
@@ -218,5 +226,5 @@ def _game_log(folder: pathlib.Path, game_id: str) -> pathlib.Path:
         [p.stem for p in (folder / _GAMES).glob("*.jsonl")] if (folder / _GAMES).is_dir() else []
     )
     close = difflib.get_close_matches(game_id, sorted(set(known)), n=3)
-    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    hint = f"; did you mean {' or '.join(_name(c) for c in close)}?" if close else ""
     raise click.BadParameter(f"no game {game_id!r} in {folder}{hint}", param_hint="--game")

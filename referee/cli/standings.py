@@ -7,6 +7,7 @@ import pathlib
 import click
 
 from referee.cli.options import standings_format_option
+from referee.safetext import printable
 from referee.standings import RANKING_KEYS, render
 from referee.tournament import Layout, TournamentError, load_standings, read_journal
 
@@ -59,5 +60,5 @@ def _missing_logs(out_dir: pathlib.Path) -> list[str]:
         if entry["type"] == "game":
             path = entry.get("log_path") or f"games/{entry['game_id']}.jsonl"
             if not (out_dir / path).is_file():
-                missing.append(path)
+                missing.append(printable(str(path), 200))  # the journal may be hand-written
     return missing
