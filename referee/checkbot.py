@@ -74,7 +74,9 @@ from referee.players import (
     RemotePlayer,
     builtin_player,
 )
+from referee.players.remote import handshake_info
 from referee.policy import FaultPolicy, TimeControl
+from referee.safetext import printable
 
 __all__ = ["CHECKS", "CheckResult", "Report", "Status", "check_bot"]
 
@@ -133,6 +135,9 @@ _GONE_AFTER = 3
 _POINT_CARDS = HEARTS | 1 << QUEEN_OF_SPADES
 #: How many failure messages a check shows (the count says how many more).
 _SHOWN = 5
+#: The most characters the text report shows of a handshake field and of a message line.
+_NAME_CHARS = 64
+_LINE_CHARS = 1000
 
 
 # Results -----------------------------------------------------------------------
@@ -225,25 +230,36 @@ class Report:
         }
 
     def text(self) -> str:
-        """The report for people: one line per check, failures below it, then times."""
+        """The report for people: one line per check, failures below it, then times.
+
+        The bot's handshake fields and every message (which may quote the
+        bot's error details or stderr) are shown :func:`printable`: one line
+        each, no terminal escapes.
+        """
         from tabulate import tabulate
 
+        def name(value: Any) -> str:
+            return printable(str(value or ""), _NAME_CHARS)
+
+        def line(value: Any) -> str:
+            return printable(str(value), _LINE_CHARS)
+
         lines = []
-        who = self.bot
+        who = name(self.bot)
         if self.info:
             i = self.info
-            who = f"{i.get('name') or self.bot} {i.get('version', '')}".strip()
-            extra = ", ".join(x for x in (i.get("language"), i.get("author")) if x)
+            who = f"{name(i.get('name')) or who} {name(i.get('version'))}".strip()
+            extra = ", ".join(x for x in (name(i.get("language")), name(i.get("author"))) if x)
             if extra:
                 who += f" ({extra})"
-        lines.append(f"check-bot {who}: {self.target}")
-        lines.append(f"move time {self.move_time_ms} ms; output in {self.out_dir}")
+        lines.append(f"check-bot {who}: {line(self.target)}")
+        lines.append(f"move time {self.move_time_ms} ms; output in {line(self.out_dir)}")
         lines.append("")
         width = max(len(c.id) for c in self.checks)
         for c in self.checks:
-            lines.append(f"{c.status.value:<4}  {c.id:<{width}}  {c.summary}")
+            lines.append(f"{c.status.value:<4}  {c.id:<{width}}  {line(c.summary)}")
             for d in c.details:
-                lines.append(f"{'':<4}  {'':<{width}}    - {d}")
+                lines.append(f"{'':<4}  {'':<{width}}    - {line(d)}")
         if self.timing:
             lines.append("")
             rows = [
@@ -272,7 +288,7 @@ class Report:
         verdict = "PASS" if self.ok else "FAIL"
         lines.append(f"{verdict}: {', '.join(parts)} ({self.seconds:.1f} s)")
         for path in self.logs:
-            lines.append(f"bot output: {path}")
+            lines.append(f"bot output: {line(path)}")
         return "\n".join(lines)
 
 
@@ -616,6 +632,8 @@ class _Checker:
         self.conn: Connection | None = None
         self.calls: _Calls | None = None
         self.info: dict[str, Any] | None = None
+        #: The handshake as the referee keeps it (printable), for the full game.
+        self.bot_info: BotInfo | None = None
         self.notified: dict[str, int] = {}
         self.skip_reason: str | None = None
         self.logs: list[str] = []
@@ -752,6 +770,7 @@ class _Checker:
             "language": reply.language,
             "protocol_version": reply.protocol_version,
         }
+        self.bot_info = handshake_info(reply, name=self.spec.name)
         shown = ", ".join(f"{k} {v!r}" for k, v in self.info.items())
         if reply.protocol_version != protocol.PROTOCOL_VERSION:
             self.result(
@@ -1195,9 +1214,7 @@ class _Checker:
         assert self.calls is not None and self.conn is not None
         if self.calls.gone:
             raise _Gone(self.calls.gone)
-        info = BotInfo(
-            name=self.spec.name, **{k: v for k, v in (self.info or {}).items() if k != "name"}
-        )
+        info = self.bot_info or BotInfo(name=self.spec.name)
         player = RemotePlayer(_TimedConnection(self.calls, info))
         others = ["heuristic", "random", "heuristic"]
         spec = GameSpec(

@@ -7,6 +7,7 @@ are size-limited by the channel, and status codes map to fault kinds.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Sequence
@@ -22,7 +23,7 @@ from referee.pb.hearts.v1 import hearts_pb2_grpc as pb_grpc
 from referee.players.base import BotFault, BotInfo, Deadline, FaultKind, Player
 from referee.safetext import printable
 
-__all__ = ["BotConnection", "Connection", "RemotePlayer"]
+__all__ = ["BotConnection", "Connection", "RemotePlayer", "handshake_info"]
 
 log = logging.getLogger(__name__)
 
@@ -115,18 +116,29 @@ class BotConnection(Connection):
                 f"bot speaks protocol version {reply.protocol_version}; "
                 f"the referee speaks {protocol.PROTOCOL_VERSION}",
             )
-        # The bot chooses these strings: they are made safe to show once, here.
-        self.info = BotInfo(
-            name=printable(reply.name, NAME_CHARS) or self.address,
-            version=printable(reply.version, VERSION_CHARS),
-            author=printable(reply.author, AUTHOR_CHARS),
-            language=printable(reply.language, LANGUAGE_CHARS),
-            protocol_version=reply.protocol_version,
-        )
+        self.info = handshake_info(reply)
+        if not self.info.name:
+            self.info = dataclasses.replace(self.info, name=self.address)
         return self.info
 
     def close(self) -> None:
         self._channel.close()
+
+
+def handshake_info(reply: pb.HandshakeResponse, *, name: str | None = None) -> BotInfo:
+    """What a bot says about itself, made :func:`printable` and cut to size.
+
+    The bot chooses these strings, and they go into logs, journals, tables and
+    pages: they are made safe to show once, here. ``name`` replaces the
+    bot's own name (a tournament knows a bot by its config name).
+    """
+    return BotInfo(
+        name=printable(reply.name, NAME_CHARS) if name is None else name,
+        version=printable(reply.version, VERSION_CHARS),
+        author=printable(reply.author, AUTHOR_CHARS),
+        language=printable(reply.language, LANGUAGE_CHARS),
+        protocol_version=reply.protocol_version,
+    )
 
 
 def fault_of(error: grpc.RpcError, rpc: str) -> BotFault:
