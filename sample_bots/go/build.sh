@@ -1,7 +1,8 @@
 #!/bin/sh
 # Builds the bot from a clean tree: installs the protoc plugins (pinned) into
-# ./bin/tools, generates the gRPC/protobuf code from ../../proto into ./gen,
-# then compiles ./bin/bot. Needs: go, protoc (Debian: protobuf-compiler).
+# ./bin/tools, generates the gRPC/protobuf code from ./proto (the kit's copy of
+# the protocol: the build needs nothing outside this folder) into ./gen, then
+# compiles ./bin/bot. Needs: go, protoc (Debian: protobuf-compiler).
 set -eu
 cd "$(dirname "$0")"
 
@@ -18,9 +19,9 @@ fi
 rm -rf gen
 mkdir -p gen
 PATH="$TOOLS:$PATH" protoc \
-  --proto_path=../../proto \
+  --proto_path=proto \
   --go_out=gen --go_opt=paths=source_relative \
   --go-grpc_out=gen --go-grpc_opt=paths=source_relative \
-  ../../proto/hearts/v1/hearts.proto
+  proto/hearts/v1/hearts.proto
 
 go build -o bin/bot .

@@ -1,5 +1,5 @@
 // Command bot is the Go starter bot for the Hearts referee: a gRPC server
-// implementing hearts.v1.HeartsBot (see ../../proto/hearts/v1/hearts.proto).
+// implementing hearts.v1.HeartsBot (see proto/hearts/v1/hearts.proto).
 //
 // This file is plumbing: flags, the gRPC server, health, reflection and
 // shutdown. The card-playing decisions live in strategy.go.
@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -90,21 +91,48 @@ func (server) ChooseMoonScoring(_ context.Context, req *pb.ChooseMoonScoringRequ
 	return &pb.ChooseMoonScoringResponse{Choice: ChooseMoon(req)}, nil
 }
 
+// listen opens the listener the bot serves on: --address (a gRPC address,
+// "unix:/abs/path.sock" as the referee gives a sandboxed bot, or "host:port")
+// or --port with --host.
+func listen(address, host string, port int) (net.Listener, error) {
+	if address == "" {
+		return net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	}
+	if path, ok := unixPath(address); ok {
+		// A socket file left by an earlier run of the bot would make the
+		// bind fail: remove it, but nothing else.
+		if info, err := os.Lstat(path); err == nil && info.Mode()&os.ModeSocket != 0 {
+			_ = os.Remove(path)
+		}
+		return net.Listen("unix", path)
+	}
+	return net.Listen("tcp", address)
+}
+
+// unixPath is the socket path of a gRPC "unix:" address: unix:/abs/path,
+// unix:relative/path or unix:///abs/path.
+func unixPath(address string) (string, bool) {
+	if rest, ok := strings.CutPrefix(address, "unix://"); ok {
+		return rest, true
+	}
+	return strings.CutPrefix(address, "unix:")
+}
+
 func main() {
-	host := flag.String("host", "127.0.0.1", "address to listen on")
-	port := flag.Int("port", 0, "port to listen on (required)")
+	address := flag.String("address", "", "gRPC address to serve on: unix:/path/bot.sock or host:port")
+	port := flag.Int("port", 0, "TCP port to listen on (instead of --address)")
+	host := flag.String("host", "127.0.0.1", "address to listen on with --port")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix(botName + ": ")
-	if *port <= 0 || *port > 65535 {
-		fmt.Fprintln(os.Stderr, "usage: bot --port PORT [--host HOST]")
+	if (*address == "") == (*port == 0) || *port < 0 || *port > 65535 || flag.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "usage: bot --address unix:/path/bot.sock | --address HOST:PORT | --port PORT [--host HOST]")
 		os.Exit(2)
 	}
 
-	addr := net.JoinHostPort(*host, strconv.Itoa(*port))
-	lis, err := net.Listen("tcp", addr)
+	lis, err := listen(*address, *host, *port)
 	if err != nil {
-		log.Fatalf("listen %s: %v", addr, err)
+		log.Fatalf("listen: %v", err)
 	}
 
 	s := grpc.NewServer()
@@ -132,10 +160,18 @@ func main() {
 		}
 	}()
 
-	log.Printf("serving hearts.v1.HeartsBot on %s", lis.Addr())
+	log.Printf("serving hearts.v1.HeartsBot on %s", served(lis))
 	if err := s.Serve(lis); err != nil {
 		log.Fatalf("serve: %v", err)
 	}
 	<-stopped // Serve returns as soon as the listener closes; wait for in-flight RPCs
 	log.Printf("stopped")
+}
+
+// served names the listener's address as the referee would write it.
+func served(lis net.Listener) string {
+	if lis.Addr().Network() == "unix" {
+		return "unix:" + lis.Addr().String()
+	}
+	return lis.Addr().String()
 }

@@ -1,8 +1,9 @@
 """Issue 6: every starter kit builds from a clean tree and plays a full game.
 
-Each test copies the kit (without build outputs) and the proto next to each
-other in a temporary tree, runs the build command of its bot.yaml there, and
-plays a full game through the referee against the Python sample bots, which
+Each test copies the kit's folder alone (without build outputs) into a
+temporary tree outside the repository, as a sandboxed build sees it, runs the
+build command of its bot.yaml there (``conftest.built_kit``), and plays a full
+game through the referee against the Python sample bots, which
 are launched as processes too. Zero faults are allowed. A kit whose toolchain
 is missing is skipped with a message saying what to install.
 """
@@ -12,20 +13,16 @@ from __future__ import annotations
 import pathlib
 import shutil
 import subprocess
+from collections.abc import Callable
 
 import pytest
 
-from referee.bots import BotPool, build_bot, parse_bot
+from referee.bots import BotPool, BuildResult, parse_bot
 from referee.match import GameSpec, play_game
 from referee.policy import FaultPolicy, TimeControl
 from tests.helpers import bot_processes_alive
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-#: Build outputs and caches never copied into the clean tree.
-IGNORED = shutil.ignore_patterns(
-    "target", "build", "node_modules", "dist", "bin", "gen", "__pycache__", ".gradle"
-)
 
 
 def _missing(*tools: str) -> list[str]:
@@ -64,24 +61,19 @@ def _requirements(kit: str) -> str | None:
     return None
 
 
-def _clean_tree(kit: str, tmp: pathlib.Path) -> pathlib.Path:
-    """The kit and the proto in a fresh tree, laid out as in the repository."""
-    shutil.copytree(ROOT / "proto", tmp / "proto")
-    folder = tmp / "sample_bots" / kit
-    shutil.copytree(ROOT / "sample_bots" / kit, folder, ignore=IGNORED)
-    return folder
-
-
 @pytest.mark.toolchain
 @pytest.mark.timeout(1800)  # a cold build (Rust, Go) fetches and compiles everything
 @pytest.mark.parametrize("kit", ["go", "rust", "java", "cpp", "node"])
-def test_kit_builds_and_plays_a_full_game_without_faults(kit: str, tmp_path: pathlib.Path) -> None:
+def test_kit_builds_and_plays_a_full_game_without_faults(
+    kit: str,
+    built_kit: Callable[[str], tuple[pathlib.Path, BuildResult]],
+    tmp_path: pathlib.Path,
+) -> None:
     reason = _requirements(kit)
     if reason:
         pytest.skip(reason)
-    folder = _clean_tree(kit, tmp_path / "tree")
+    folder, result = built_kit(kit)
     spec = parse_bot(str(folder))
-    result = build_bot(spec, tmp_path / "builds")
     assert result.ok, f"the build of {kit} failed (log {result.log_path}):\n{result.tail}"
 
     others = [
