@@ -14,13 +14,17 @@ games form one *duplicate set*, the unit of the standings' statistics. With
 ``duplicate``, each deal sequence is played once, the seating rotated from one
 deal set to the next.
 
-Everything derives from the tournament seed through SHA-256, so a schedule is
-reproducible on any machine:
+The tables and seatings derive from the tournament seed through SHA-256; the
+deal seeds derive from the tournament's secret key too
+(:func:`referee.seal.game_seed`), so that nobody can compute a deal in
+advance from the seed. The same key, seed and settings give the same schedule
+on any machine:
 
->>> s = make_schedule(["a", "b", "c", "d", "e"], table_size=4, seed=1)
+>>> key = bytes(32)
+>>> s = make_schedule(["a", "b", "c", "d", "e"], table_size=4, seed=1, key=key)
 >>> len(s.tables), len(s.games), s.games[0].game_id
 (5, 20, 't1-d1-r1')
->>> make_schedule(["a", "b", "c", "d", "e"], table_size=4, seed=1) == s
+>>> make_schedule(["a", "b", "c", "d", "e"], table_size=4, seed=1, key=key) == s
 True
 """
 
@@ -34,6 +38,8 @@ import math
 import random
 from collections.abc import Sequence
 from typing import Any
+
+from referee.seal import game_seed
 
 __all__ = ["Schedule", "ScheduledGame", "derive_seed", "make_schedule", "sample_tables"]
 
@@ -49,8 +55,8 @@ class ScheduledGame:
     table: int
     deal_set: int
     seating: int
-    #: The deal seed (the same for every game of a duplicate set).
-    seed: int
+    #: The deal seed (the same for every game of a duplicate set): 32 hex digits.
+    seed: str
     #: Bot names by seat.
     bots: tuple[str, ...]
 
@@ -90,7 +96,7 @@ class Schedule:
 
 
 def derive_seed(seed: int | str, *parts: object) -> int:
-    """A 48-bit seed from the tournament seed and a path (exact in JSON everywhere).
+    """A 48-bit seed from the tournament seed and a path, for the tables and seatings.
 
     >>> derive_seed(1, "table", 3, "set", 2)
     218057773303430
@@ -108,8 +114,13 @@ def make_schedule(
     all_permutations: bool = False,
     max_tables: int | None = None,
     seed: int | str = 0,
+    key: bytes,
 ) -> Schedule:
-    """The schedule of a tournament between ``bots`` (see the module docs)."""
+    """The schedule of a tournament between ``bots`` (see the module docs).
+
+    ``key`` is the tournament's secret key (:mod:`referee.seal`): the deal
+    seeds derive from it, the tables and seatings from ``seed`` alone.
+    """
     if len(set(bots)) != len(bots):
         raise ValueError("bot names must be unique")
     if not 3 <= table_size <= 7:
@@ -126,7 +137,7 @@ def make_schedule(
     else:
         groups = [tuple(c) for c in itertools.combinations(bots, table_size)]
     tables = tuple(_base_seating(group, seed, t) for t, group in enumerate(groups, start=1))
-    games = _games(tables, deal_sets, duplicate, all_permutations, seed)
+    games = _games(tables, deal_sets, duplicate, all_permutations, seed, key)
     return Schedule(tables=tables, games=games, sampled=sampled)
 
 
@@ -152,6 +163,7 @@ def _games(
     duplicate: bool,
     all_permutations: bool,
     seed: int | str,
+    key: bytes,
 ) -> tuple[ScheduledGame, ...]:
     k = len(tables[0])
     seatings = _seatings(k, duplicate, all_permutations)
@@ -159,7 +171,7 @@ def _games(
     games: list[ScheduledGame] = []
     for t, base in enumerate(tables, start=1):
         for d in range(1, deal_sets + 1):
-            deal_seed = derive_seed(seed, "table", t, "set", d)
+            deal_seed = game_seed(key, seed, table=t, deal_set=d)
             for r, order in enumerate(seatings, start=1):
                 if not duplicate:
                     # One game per deal set: rotate from set to set to balance seats.

@@ -36,7 +36,7 @@ import json
 import logging
 import os
 import pathlib
-import random
+import secrets
 import signal
 import sys
 import threading
@@ -44,13 +44,14 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
-from referee import __version__, procfs
+from referee import __version__, procfs, seal
 from referee.bots import BotPool, BotSpec, DeadPlayer, build_bot
 from referee.config import TournamentConfig
 from referee.match import GameRecord, GameSpec, play_game
 from referee.players import Player
 from referee.schedule import Schedule, ScheduledGame, make_schedule
 from referee.standings import Standings, compute_standings, render
+from referee.verify import verify_entry
 
 __all__ = [
     "JOURNAL_FORMAT",
@@ -65,6 +66,7 @@ __all__ = [
     "Tournament",
     "TournamentError",
     "TournamentState",
+    "authenticated_journal",
     "load_standings",
     "read_journal",
 ]
@@ -72,7 +74,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 STATE_FORMAT = "hearts-referee/tournament"
-STATE_VERSION = 1
+#: 2: the folder has a key (``key_id``); a version 1 folder is read but not resumed.
+STATE_VERSION = 2
 JOURNAL_FORMAT = "hearts-referee/journal"
 JOURNAL_VERSION = 1
 #: Seconds the games in flight get to finish after Ctrl-C before the bots are stopped.
@@ -154,9 +157,23 @@ class TournamentState:
     ranking: str = "points"
     created_at: str = ""
     referee_version: str = __version__
+    #: The fingerprint of the folder's key (:func:`referee.seal.key_id`), never the key;
+    #: None for a folder of an older referee, made without a key.
+    key_id: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": STATE_FORMAT, "version": STATE_VERSION, **dataclasses.asdict(self)}
+
+    def sealed_facts(self) -> dict[str, Any]:
+        """What every ``run`` entry of the journal repeats under its MAC (see load_standings)."""
+        return {
+            "name": self.name,
+            "seed": self.seed,
+            "config_hash": self.config_hash,
+            "participants": self.participants,
+            "excluded": self.excluded,
+            "games_scheduled": self.games_scheduled,
+        }
 
     @classmethod
     def load(cls, path: pathlib.Path) -> TournamentState:
@@ -166,7 +183,7 @@ class TournamentState:
             raise TournamentError(f"{path}: cannot read the tournament state: {error}") from None
         if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
             raise TournamentError(f"{path}: not a tournament state file ({STATE_FORMAT})")
-        if data.get("version") != STATE_VERSION:
+        if data.get("version") not in (1, STATE_VERSION):
             raise TournamentError(
                 f"{path}: state version {data.get('version')!r}; this referee reads {STATE_VERSION}"
             )
@@ -190,11 +207,23 @@ def _write_atomic(path: pathlib.Path, text: str) -> None:
 # The journal ------------------------------------------------------------------------------
 
 
-def read_journal(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
-    """The entries of a journal, streamed; a torn last line (a kill mid-write) is skipped."""
-    path = pathlib.Path(path)
+def read_journal(
+    path: str | os.PathLike[str], *, key: bytes | None = None
+) -> Iterator[dict[str, Any]]:
+    """The entries of a journal, streamed; a torn last line (a kill mid-write) is skipped.
+
+    With ``key``, each line's MAC is checked first (:func:`referee.seal.check_line`);
+    a line that fails raises :class:`JournalError` naming it.
+    """
+    for _, entry in _journal_lines(pathlib.Path(path), key):
+        yield entry
+
+
+def _journal_lines(path: pathlib.Path, key: bytes | None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, entry)`` of each journal line (see :func:`read_journal`)."""
     if not path.exists():
         return
+    previous = ""
     with open(path, "rb") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.endswith(b"\n"):
@@ -202,41 +231,74 @@ def read_journal(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
                 return
             if not line.strip():
                 continue
+            if key is not None:
+                try:
+                    previous = seal.check_line(key, previous, line)
+                except seal.SealError as error:
+                    raise JournalError(f"{path}:{number}: {error}") from None
             try:
                 entry = json.loads(line)
             except ValueError as error:
                 raise JournalError(f"{path}:{number}: not JSON: {error}") from None
             if not isinstance(entry, dict) or "type" not in entry:
                 raise JournalError(f"{path}:{number}: not a journal entry (an object with a type)")
-            yield entry
+            yield number, entry
 
 
 class Journal:
-    """Appends entries to ``journal.jsonl``, each written and fsynced before it counts."""
+    """Appends entries to ``journal.jsonl``, each sealed, written and fsynced before it counts.
 
-    def __init__(self, path: pathlib.Path) -> None:
+    Each line ends with its ``mac`` (:func:`referee.seal.seal_line`), chained
+    to the line before, so the journal can be authenticated with the key.
+    """
+
+    def __init__(self, path: pathlib.Path, key: bytes) -> None:
         self.path = path
+        self._key = key
         self._lock = threading.Lock()
         _repair_tail(path)
+        self._previous = _last_mac(path)
         new = not path.exists() or path.stat().st_size == 0
         self._file: IO[bytes] | None = open(path, "ab")  # noqa: SIM115
         if new:
             self.append({"type": "journal", "format": JOURNAL_FORMAT, "version": JOURNAL_VERSION})
 
     def append(self, entry: Mapping[str, Any]) -> None:
-        line = json.dumps(entry, separators=(",", ":"), ensure_ascii=False) + "\n"
+        if "mac" in entry:
+            raise ValueError("a journal entry gets its mac from the journal")
+        body = json.dumps(entry, separators=(",", ":"), ensure_ascii=False).encode()
         with self._lock:
             if self._file is None:
                 raise ValueError(f"{self.path}: journal closed")
-            self._file.write(line.encode())
+            line = seal.seal_line(self._key, self._previous, body)
+            self._file.write(line)
             self._file.flush()
             os.fsync(self._file.fileno())
+            self._previous = seal.line_mac(line) or ""
 
     def close(self) -> None:
         with self._lock:
             if self._file is not None:
                 self._file.close()
                 self._file = None
+
+
+def _last_mac(path: pathlib.Path) -> str:
+    """The MAC of a journal's last line, which the next line chains to ("" when empty)."""
+    last = b""
+    if path.exists():
+        with open(path, "rb") as handle:
+            for line in handle:
+                if line.strip():
+                    last = line
+    if not last:
+        return ""
+    mac = seal.line_mac(last)
+    if mac is None:
+        raise JournalError(
+            f"{path}: the last line has no MAC: not a journal this referee can continue"
+        )
+    return mac
 
 
 def _repair_tail(path: pathlib.Path) -> None:
@@ -259,24 +321,94 @@ def _repair_tail(path: pathlib.Path) -> None:
 
 
 def journal_entry(
-    record: GameRecord, game: ScheduledGame, *, run: int, layout: Layout
+    record: GameRecord, game: ScheduledGame, *, run: int, layout: Layout, log_mac: str
 ) -> dict[str, Any]:
-    """The journal line of a finished game: its record plus where it sits in the schedule."""
+    """The journal line of a finished game: its record, its place in the schedule, its log's MAC."""
     entry: dict[str, Any] = {"type": "game", **record.to_dict()}
     entry.update(game.meta())
     entry["log_path"] = layout.relative(pathlib.Path(record.log_path))
+    entry["log_mac"] = log_mac
     entry["run"] = run
     return entry
 
 
-def load_standings(root: str | os.PathLike[str], *, ranking: str | None = None) -> Standings:
-    """Standings recomputed from an output folder's state and journal."""
+def authenticated_journal(
+    layout: Layout, state: TournamentState, key: bytes
+) -> Iterator[dict[str, Any]]:
+    """The journal's entries, streamed, each authenticated with the folder's ``key``.
+
+    Checked: every line's MAC (chained, so lines removed, inserted or moved
+    are caught too); every game entry's ``log_mac`` against its log's bytes
+    (a missing log is left to the caller); and ``tournament.json``'s facts
+    against those sealed in every ``run`` entry. The first failure raises
+    :class:`JournalError` naming the file and line.
+    """
+    if state.key_id is not None and state.key_id != seal.key_id(key):
+        raise JournalError(
+            f"{layout.state}: the tournament's key id is {state.key_id}, but this key's is "
+            f"{seal.key_id(key)}: not this tournament's key"
+        )
+    facts = state.sealed_facts()
+    journal = layout.journal
+    for number, entry in _journal_lines(journal, key):
+        if entry["type"] == "run":
+            for name, value in facts.items():
+                if name in entry and entry[name] != value:
+                    raise JournalError(
+                        f"{layout.state}: its {name} disagrees with the run entry sealed in "
+                        f"{journal}:{number}"
+                    )
+        elif entry["type"] == "game":
+            log_path = layout.root / str(
+                entry.get("log_path") or f"games/{entry.get('game_id')}.jsonl"
+            )
+            if log_path.is_file():
+                data = log_path.read_bytes()
+                mac = entry.get("log_mac")
+                if not isinstance(mac, str) or mac != seal.log_mac(key, data):
+                    raise JournalError(
+                        f"{log_path}: the log does not match the MAC journaled for it "
+                        f"({journal}:{number}): it was changed after the game, or comes from "
+                        "another tournament"
+                    )
+        yield entry
+
+
+def load_standings(
+    root: str | os.PathLike[str],
+    *,
+    ranking: str | None = None,
+    key: bytes | None = None,
+    authenticate: bool = True,
+) -> Standings:
+    """Standings recomputed from an output folder's state and journal.
+
+    The journal is authenticated first (:func:`authenticated_journal`) with
+    ``key``, by default the folder's key file; any failure raises
+    :class:`JournalError` naming the file and line. A folder without its key
+    (one published, say) cannot be authenticated: that raises
+    :class:`TournamentError` unless ``authenticate`` is false, which trusts
+    the journal as it is.
+    """
     layout = Layout(pathlib.Path(root))
     if not layout.state.exists():
         raise TournamentError(f"{root}: not a tournament output folder (no {layout.state.name})")
     state = TournamentState.load(layout.state)
+    entries: Iterator[dict[str, Any]] = read_journal(layout.journal)
+    if authenticate:
+        if key is None:
+            try:
+                key = seal.folder_key(layout.root)
+            except seal.SealError as error:
+                raise TournamentError(str(error)) from None
+        if key is None:
+            raise TournamentError(
+                f"{layout.root / seal.KEY_NAME}: no key file, so the results cannot be "
+                "authenticated (a folder published without its key)"
+            )
+        entries = authenticated_journal(layout, state, key)
     return compute_standings(
-        read_journal(layout.journal),
+        entries,
         bots=state.participants or list(state.config.get("bots", {})),
         excluded=state.excluded,
         ranking=ranking or state.ranking,
@@ -752,8 +884,13 @@ class Tournament:
         concurrency: int | None = None,
         progress: Progress | None = None,
         echo: Echo | None = None,
+        key_file: str | os.PathLike[str] | None = None,
     ) -> None:
         self.config = config
+        #: A key to use instead of a new one (``--key-file``): copied into a new folder.
+        self.key_file = pathlib.Path(key_file) if key_file is not None else None
+        #: The folder's key, once the folder is open; it never leaves this process.
+        self._key = b""
         self.layout = Layout(pathlib.Path(out_dir) if out_dir else config.output)
         self.fresh = fresh
         self.concurrency = concurrency or config.concurrency
@@ -772,7 +909,8 @@ class Tournament:
         """The folder's state: resumed, or new (moving an old folder aside if fresh)."""
         root, config = self.layout.root, self.config
         digest = config.digest()
-        if root.exists() and any(root.iterdir()):
+        # A key alone is what a first run leaves if it dies before tournament.json is saved.
+        if root.exists() and any(p.name != seal.KEY_NAME for p in root.iterdir()):
             if self.fresh:
                 self._move_aside()
             elif not self.layout.state.exists():
@@ -784,22 +922,77 @@ class Tournament:
                 state = TournamentState.load(self.layout.state)
                 if state.config_hash != digest:
                     raise TournamentError(_changed_message(root, state, config))
+                self._key = self._resume_key(state)
                 state.ranking = config.ranking
                 state.save(self.layout.state)
                 return state
         root.mkdir(parents=True, exist_ok=True)
+        self._key = self._new_key()
         state = TournamentState(
             name=config.name,
             config_hash=digest,
             config=config.canonical(),
-            seed=config.seed if config.seed is not None else random.SystemRandom().randrange(10**9),
+            # 128 bits, though the deals do not depend on the seed's secrecy but on the key's.
+            seed=config.seed if config.seed is not None else secrets.randbits(128),
             ranking=config.ranking,
             created_at=_now(),
+            key_id=seal.key_id(self._key),
         )
         with contextlib.suppress(OSError):
             self.layout.config.write_bytes(config.path.read_bytes())
         state.save(self.layout.state)
         return state
+
+    def _given_key(self) -> bytes | None:
+        try:
+            return seal.load_key(self.key_file) if self.key_file is not None else None
+        except seal.SealError as error:
+            raise TournamentError(f"--key-file: {error}") from None
+
+    def _new_key(self) -> bytes:
+        """The key of a new folder: ``--key-file``'s copied in, else a new random one."""
+        path = self.layout.root / seal.KEY_NAME
+        given = self._given_key()
+        try:
+            key = seal.create_key(path, given)
+        except seal.SealError as error:
+            raise TournamentError(str(error)) from None
+        except OSError as error:
+            raise TournamentError(f"{path}: cannot write the key: {error.strerror}") from None
+        if given is not None and key != given:
+            raise TournamentError(_key_mismatch(path, self.key_file))
+        return key
+
+    def _resume_key(self, state: TournamentState) -> bytes:
+        """The key of the tournament being resumed: the folder's, or ``--key-file``'s put back."""
+        root = self.layout.root
+        path = root / seal.KEY_NAME
+        if state.key_id is None:
+            raise TournamentError(
+                f"{root} holds a tournament of an older referee, made without a key; finish it "
+                "with that referee, or use --fresh to move it aside and start over"
+            )
+        given = self._given_key()
+        try:
+            own = seal.folder_key(root)
+        except seal.SealError as error:
+            raise TournamentError(str(error)) from None
+        if own is not None and given is not None and own != given:
+            raise TournamentError(_key_mismatch(path, self.key_file))
+        key = own or given
+        if key is None:
+            raise TournamentError(
+                f"{path}: the tournament's key is missing, and the deals of the games left and "
+                "the journal's MACs depend on it: put it back, or give it with --key-file"
+            )
+        if seal.key_id(key) != state.key_id:
+            raise TournamentError(
+                f"{self.key_file or path}: not this tournament's key (key id {seal.key_id(key)}; "
+                f"the tournament's is {state.key_id})"
+            )
+        if own is None:
+            seal.create_key(path, key)
+        return key
 
     def _move_aside(self) -> None:
         root = self.layout.root
@@ -878,6 +1071,7 @@ class Tournament:
             all_permutations=s.all_permutations,
             max_tables=s.max_tables,
             seed=seed,
+            key=self._key,
         )
 
     def _make_pool(self, log_dir: pathlib.Path) -> BotPool:
@@ -956,11 +1150,37 @@ class Tournament:
             self._errors.append(f"{game.game_id}: {type(error).__name__}: {error}")
             self.progress.errors += 1
             return False
-        entry = journal_entry(record, game, run=self.run_number, layout=self.layout)
+        entry = journal_entry(record, game, run=self.run_number, layout=self.layout, log_mac="")
+        try:
+            entry["log_mac"] = self._check_log(pathlib.Path(record.log_path), entry)
+        except TournamentError as error:
+            log.error("game %s not journaled: %s", game.game_id, error)
+            self._errors.append(f"{game.game_id}: {error}")
+            self.progress.errors += 1
+            return False
         assert self._journal is not None
         self._journal.append(entry)
         self.progress.add(entry)
         return True
+
+    def _check_log(self, path: pathlib.Path, entry: Mapping[str, Any]) -> str:
+        """Replay a finished game's log through the engine; its MAC if it is sound.
+
+        The log must follow the rules and agree with the game's record, so a
+        corrupted log never reaches the journal. The MAC is of the bytes that
+        were checked.
+        """
+        try:
+            data = path.read_bytes()
+            report = verify_entry(path, entry)
+            changed = path.read_bytes() != data
+        except OSError as error:
+            raise TournamentError(f"{path}: cannot read the log: {error.strerror}") from None
+        if report.problem is not None:
+            raise TournamentError(f"the log fails the check before journaling: {report.problem}")
+        if changed:
+            raise TournamentError(f"{path}: the log changed while it was checked")
+        return seal.log_mac(self._key, data)
 
     def _play_all(self, todo: Sequence[ScheduledGame], state: TournamentState) -> bool:
         """Play ``todo``; returns whether every worker is done (False if some were abandoned)."""
@@ -1043,7 +1263,7 @@ class Tournament:
         """The scheduled games the journal already has (counted in the progress)."""
         ids = schedule.by_id()
         done: set[str] = set()
-        for entry in read_journal(self.layout.journal):
+        for entry in read_journal(self.layout.journal, key=self._key):
             if entry["type"] == "run":
                 self.run_number = entry["run"] + 1
                 continue
@@ -1061,7 +1281,7 @@ class Tournament:
         state.save(self.layout.state)
         self.progress.start(len(schedule))
         done = self._journaled(schedule)
-        self._journal = Journal(self.layout.journal)
+        self._journal = Journal(self.layout.journal, self._key)
         self._journal.append(
             {
                 "type": "run",
@@ -1070,6 +1290,7 @@ class Tournament:
                 "referee_version": __version__,
                 "concurrency": self.concurrency,
                 "games_left": len(schedule) - len(done),
+                **state.sealed_facts(),
             }
         )
         todo = [g for g in schedule.games if g.game_id not in done]
@@ -1109,10 +1330,17 @@ class Tournament:
         )
 
     def _write_standings(self, state: TournamentState) -> Standings:
-        standings = load_standings(self.layout.root, ranking=self.config.ranking)
+        standings = load_standings(self.layout.root, ranking=self.config.ranking, key=self._key)
         _write_atomic(self.layout.standings_json, render(standings, "json") + "\n")
         _write_atomic(self.layout.standings_txt, render(standings, "table"))
         return standings
+
+
+def _key_mismatch(path: pathlib.Path, key_file: pathlib.Path | None) -> str:
+    return (
+        f"{path.parent} already has a different key ({path}) than --key-file {key_file}; "
+        "a tournament keeps its key: drop --key-file, or choose another output folder (--out)"
+    )
 
 
 def _now() -> str:

@@ -12,6 +12,11 @@ naming the file and line.
 :func:`verify_folder` does that for every game of a tournament's output
 folder and checks its journal (one ``GameRecord`` per line) against the
 logs, and its standings file against standings recomputed from the journal.
+With the tournament's key (:mod:`referee.seal`) it first authenticates the
+folder: every journal line's MAC, every log's MAC, the deal seeds (the key's
+for each place in the schedule) and ``tournament.json``; anything that fails
+is refused, naming the file and line. :func:`verify_entry` is the check the
+tournament runs on each game before journaling it.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from referee import seal
 from referee.engine import (
     ActionError,
     Card,
@@ -51,6 +57,7 @@ __all__ = [
     "Discrepancy",
     "FolderReport",
     "GameReport",
+    "verify_entry",
     "verify_folder",
     "verify_log",
 ]
@@ -120,6 +127,8 @@ class FolderReport:
     notes: list[str] = dataclasses.field(default_factory=list)
     journal_entries: int = 0
     standings_checked: str | None = None
+    #: The key the folder was authenticated with (a path, or "the key given"); None if none.
+    authenticated_with: str | None = None
 
     @property
     def all_problems(self) -> list[Discrepancy]:
@@ -698,6 +707,7 @@ def _show(value: Any) -> str:
 
 #: Journal fields compared with what the game's log says.
 _JOURNAL_FIELDS = (
+    "game_id",
     "seed",
     "bots",
     "scores",
@@ -710,21 +720,52 @@ _JOURNAL_FIELDS = (
 )
 JOURNAL_NAME = "journal.jsonl"
 GAMES_DIR = "games"
+STATE_NAME = "tournament.json"
+#: The facts of tournament.json that every run entry of the journal repeats under its MAC.
+_SEALED_FACTS = ("name", "seed", "config_hash", "participants", "excluded", "games_scheduled")
+
+
+def verify_entry(path: str | os.PathLike[str], entry: dict[str, Any]) -> GameReport:
+    """:func:`verify_log`, and then the results of ``entry`` (a journal line) against the log.
+
+    The tournament runs this on every finished game before journaling it.
+    """
+    report = verify_log(path)
+    if report.ok:
+        report.problem = _journal_against_log(pathlib.Path(path), 0, entry, report)
+    return report
 
 
 def verify_folder(
     folder: str | os.PathLike[str],
     *,
+    key: bytes | None = None,
+    authenticate: bool = True,
     on_game: Callable[[GameReport], None] | None = None,
 ) -> FolderReport:
     """Verify every game of a tournament folder, its journal and its standings.
 
-    ``on_game`` sees each game's report as it is made (for progress output).
+    With ``authenticate`` (the default), the journal's line MACs, each game
+    log's MAC and the deal seeds are checked with ``key``, by default the
+    folder's key file (:mod:`referee.seal`); a folder without a key is then
+    a problem, since its results cannot be authenticated. Without
+    ``authenticate``, only the rules and the consistency of the files are
+    checked. ``on_game`` sees each game's report as it is made (for progress
+    output).
     """
     root = pathlib.Path(folder)
     report = FolderReport(folder=str(root))
     journal_path = root / JOURNAL_NAME
-    everything = _read_journal(journal_path, report)
+    state = _read_state(root, report)
+    if authenticate:
+        key = _folder_key(root, key, state, report)
+    else:
+        key = None
+        report.notes.append(
+            "not authenticated (no key): the games follow the rules and the files agree, "
+            "but a log and journal rewritten consistently would pass too"
+        )
+    everything = _read_journal(journal_path, report, key)
     entries = [(line, e) for line, e in everything if _is_game_entry(e)]
     report.journal_entries = len(entries)
     seen: dict[str, int] = {}
@@ -746,7 +787,7 @@ def verify_folder(
                 Discrepancy(path=str(journal_path), line=line, message=f"game {game_id} has no log")
             )
             continue
-        game = verify_log(log)
+        game = _verify_game(log, key, journal_path, line, entry)
         report.games.append(game)
         if on_game:
             on_game(game)
@@ -754,40 +795,237 @@ def verify_folder(
             problem = _journal_against_log(journal_path, line, entry, game)
             if problem:
                 report.problems.append(problem)
+    if key is not None:
+        _check_sealed_facts(root, state, everything, report)
+        _check_schedule(root, state, key, entries, report)
     _unjournaled_logs(root, seen, report)
     _schedule_note(root, len(seen), report)
-    _check_standings(root, [e for _, e in everything], report)
+    if key is not None and not report.ok:
+        report.notes.append("standings not checked: the folder failed authentication")
+    else:
+        _check_standings(root, [e for _, e in everything], report, key)
     return report
 
 
-def _read_journal(path: pathlib.Path, report: FolderReport) -> list[tuple[int, dict[str, Any]]]:
-    """The journal's entries (objects); a bad line is a problem (and is skipped)."""
+def _read_state(root: pathlib.Path, report: FolderReport) -> dict[str, Any] | None:
+    """tournament.json as data, or None (with a note) when there is none."""
+    path = root / STATE_NAME
+    if not path.is_file():
+        report.notes.append(f"no {STATE_NAME}: the schedule and the deal seeds not checked")
+        return None
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        report.problems.append(Discrepancy(path=str(path), line=0, message=f"unreadable: {error}"))
+        return None
+    if not isinstance(state, dict):
+        report.problems.append(Discrepancy(path=str(path), line=0, message="not a JSON object"))
+        return None
+    return state
+
+
+def _folder_key(
+    root: pathlib.Path, key: bytes | None, state: dict[str, Any] | None, report: FolderReport
+) -> bytes | None:
+    """The key to authenticate with (given, else the folder's); None with a problem if none."""
+    where = str(root / seal.KEY_NAME)
+    if key is None:
+        try:
+            key = seal.folder_key(root)
+        except seal.SealError as error:
+            report.problems.append(Discrepancy(path=where, line=0, message=str(error)))
+            return None
+        if key is None:
+            report.problems.append(
+                Discrepancy(
+                    path=where,
+                    line=0,
+                    message=(
+                        "no key file, so the journal and the logs cannot be authenticated "
+                        "(a folder published without its key): give the key, or check the "
+                        "games against the rules only"
+                    ),
+                )
+            )
+            return None
+    else:
+        where = "the key given"
+    expected = state.get("key_id") if state else None
+    if expected is not None and expected != seal.key_id(key):
+        report.problems.append(
+            Discrepancy(
+                path=str(root / STATE_NAME),
+                line=0,
+                message=(
+                    f"the tournament's key id is {expected}, but {where} has {seal.key_id(key)}: "
+                    "not this tournament's key (nothing was authenticated)"
+                ),
+            )
+        )
+        return None
+    report.authenticated_with = where
+    return key
+
+
+def _verify_game(
+    log: pathlib.Path,
+    key: bytes | None,
+    journal_path: pathlib.Path,
+    line: int,
+    entry: dict[str, Any],
+) -> GameReport:
+    """The game's report: its log's MAC (with a key) and then its replay."""
+    if key is not None:
+        try:
+            data = log.read_bytes()
+        except OSError as error:
+            problem = Discrepancy(path=str(log), line=0, message=f"unreadable: {error.strerror}")
+            return GameReport(path=str(log), game_id=str(entry.get("game_id")), problem=problem)
+        mac = entry.get("log_mac")
+        if not isinstance(mac, str) or mac != seal.log_mac(key, data):
+            message = (
+                f"refused: the log does not match the MAC journaled for it ({journal_path}:{line}): "
+                "it was changed after the game, or comes from another tournament"
+            )
+            problem = Discrepancy(path=str(log), line=0, message=message)
+            return GameReport(path=str(log), game_id=str(entry.get("game_id")), problem=problem)
+    return verify_log(log)
+
+
+def _read_journal(
+    path: pathlib.Path, report: FolderReport, key: bytes | None
+) -> list[tuple[int, dict[str, Any]]]:
+    """The journal's entries (objects); a bad line is a problem (and is skipped).
+
+    With ``key`` every line's MAC is checked (:func:`referee.seal.check_line`):
+    a line that fails is refused, and the chain goes on from the MAC it carries,
+    so that only the lines changed, or those after a gap, are refused.
+    """
     if not path.is_file():
         report.problems.append(
             Discrepancy(path=str(path), line=0, message="no journal: not a tournament folder?")
         )
         return []
     entries = []
-    with open(path, encoding="utf-8") as handle:
-        for number, text in enumerate(handle, start=1):
-            if not text.strip():
+    previous = ""
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
                 continue
-            if not text.endswith("\n"):
+            if not raw.endswith(b"\n"):
                 report.notes.append(
                     f"{path}:{number}: a torn last line (a kill mid-write), ignored as the "
                     "tournament does; its game is played again on resume"
                 )
                 break
+            if key is not None:
+                try:
+                    previous = seal.check_line(key, previous, raw)
+                except seal.SealError as error:
+                    report.problems.append(
+                        Discrepancy(path=str(path), line=number, message=f"refused: {error}")
+                    )
+                    previous = seal.line_mac(raw) or previous
+                    continue
             try:
-                entry = json.loads(text)
-            except json.JSONDecodeError as error:
+                entry = json.loads(raw)
+            except ValueError as error:
+                message = error.msg if isinstance(error, json.JSONDecodeError) else str(error)
                 report.problems.append(
-                    Discrepancy(path=str(path), line=number, message=f"not JSON: {error.msg}")
+                    Discrepancy(path=str(path), line=number, message=f"not JSON: {message}")
                 )
                 continue
             if isinstance(entry, dict):
                 entries.append((number, entry))
     return entries
+
+
+def _check_sealed_facts(
+    root: pathlib.Path,
+    state: dict[str, Any] | None,
+    entries: list[tuple[int, dict[str, Any]]],
+    report: FolderReport,
+) -> None:
+    """tournament.json must say what the journal's (authenticated) run entries say."""
+    if state is None:
+        return
+    runs = [(line, e) for line, e in entries if e.get("type") == "run"]
+    for line, run in runs:
+        for name in _SEALED_FACTS:
+            if name in run and run[name] != state.get(name):
+                report.problems.append(
+                    Discrepancy(
+                        path=str(root / STATE_NAME),
+                        line=0,
+                        message=(
+                            f"its {name} {json.dumps(state.get(name))} disagrees with the run "
+                            f"entry sealed in {root / JOURNAL_NAME}:{line}: {json.dumps(run[name])}"
+                        ),
+                    )
+                )
+                return
+
+
+def _check_schedule(
+    root: pathlib.Path,
+    state: dict[str, Any] | None,
+    key: bytes,
+    entries: list[tuple[int, dict[str, Any]]],
+    report: FolderReport,
+) -> None:
+    """Each game is the schedule's: its place, its seats and its deal seed (from the key)."""
+    if state is None:
+        return
+    from referee.schedule import make_schedule
+
+    try:
+        config = state["config"]
+        settings = config["schedule"]
+        schedule = make_schedule(
+            state.get("participants") or list(config["bots"]),
+            table_size=config["rules"]["num_players"],
+            deal_sets=settings["deal_sets"],
+            duplicate=settings["duplicate"],
+            all_permutations=settings["all_permutations"],
+            max_tables=settings["max_tables"],
+            seed=state["seed"],
+            key=key,
+        ).by_id()
+    except (KeyError, TypeError, ValueError) as error:
+        report.problems.append(
+            Discrepancy(
+                path=str(root / STATE_NAME),
+                line=0,
+                message=f"cannot make the tournament's schedule from it: {error!r}",
+            )
+        )
+        return
+    journal_path = str(root / JOURNAL_NAME)
+    for line, entry in entries:
+        game_id = entry.get("game_id")
+        game = schedule.get(game_id) if isinstance(game_id, str) else None
+        if game is None:
+            report.problems.append(
+                Discrepancy(
+                    path=journal_path, line=line, message=f"game {game_id} is not in the schedule"
+                )
+            )
+            continue
+        want = {"seed": game.seed, "bots": list(game.bots), **game.meta()}
+        for name, value in want.items():
+            if name in entry and entry[name] != value:
+                what = "the key's deal seed for its place" if name == "seed" else "the schedule's"
+                report.problems.append(
+                    Discrepancy(
+                        path=journal_path,
+                        line=line,
+                        message=(
+                            f"game {game_id}: its {name} {json.dumps(entry[name])} is not "
+                            f"{what} ({json.dumps(value)})"
+                        ),
+                    )
+                )
+                break
 
 
 def _is_game_entry(entry: Any) -> bool:
@@ -833,7 +1071,7 @@ def _journal_against_log(
 def _normal(key: str, value: Any) -> Any:
     if key == "faults" and isinstance(value, list):
         return [_fault_counts(v) for v in value]
-    if key == "seed":
+    if key in ("seed", "game_id"):
         return str(value)
     return value
 
@@ -854,7 +1092,7 @@ def _unjournaled_logs(root: pathlib.Path, seen: dict[str, int], report: FolderRe
 def _schedule_note(root: pathlib.Path, games: int, report: FolderReport) -> None:
     """Say so when the tournament's state file schedules games the journal does not have."""
     try:
-        state = json.loads((root / "tournament.json").read_text(encoding="utf-8"))
+        state = json.loads((root / STATE_NAME).read_text(encoding="utf-8"))
         scheduled = state.get("games_scheduled")
     except (OSError, ValueError, AttributeError):
         return
@@ -869,7 +1107,10 @@ STANDINGS_NAME = "standings.json"
 
 
 def _check_standings(
-    root: pathlib.Path, entries: list[dict[str, Any]], report: FolderReport
+    root: pathlib.Path,
+    entries: list[dict[str, Any]],
+    report: FolderReport,
+    key: bytes | None,
 ) -> None:
     """Compare the folder's standings file with standings recomputed from the journal."""
     path = root / STANDINGS_NAME
@@ -882,7 +1123,7 @@ def _check_standings(
         report.problems.append(Discrepancy(path=str(path), line=0, message=f"unreadable: {error}"))
         return
     try:
-        fresh = _recompute_standings(root, saved, entries)
+        fresh = _recompute_standings(root, saved, entries, key)
     except (KeyError, TypeError, ValueError) as error:
         report.problems.append(
             Discrepancy(path=str(path), line=0, message=f"cannot recompute the standings: {error}")
@@ -901,13 +1142,14 @@ def _check_standings(
 
 
 def _recompute_standings(
-    root: pathlib.Path, saved: dict[str, Any], entries: list[dict[str, Any]]
+    root: pathlib.Path, saved: dict[str, Any], entries: list[dict[str, Any]], key: bytes | None
 ) -> dict[str, Any]:
     """Standings recomputed from the journal with the saved file's ranking.
 
     The tournament's own :func:`~referee.tournament.load_standings` is used
-    when the folder has its state file; otherwise the bots, name and ranking
-    come from the saved standings.
+    (authenticating with ``key`` when there is one) when the folder has its
+    state file; otherwise the bots, name and ranking come from the saved
+    standings.
     """
     from referee import standings
 
@@ -919,7 +1161,9 @@ def _recompute_standings(
         tournament = None  # type: ignore[assignment]
     if tournament is not None and tournament.Layout(root).state.is_file():
         try:
-            table = tournament.load_standings(root, ranking=saved["ranking"])
+            table = tournament.load_standings(
+                root, ranking=saved["ranking"], key=key, authenticate=key is not None
+            )
         except tournament.TournamentError as error:
             raise ValueError(str(error)) from None
         return table.to_dict()

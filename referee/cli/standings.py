@@ -6,6 +6,7 @@ import pathlib
 
 import click
 
+from referee import seal
 from referee.cli.options import standings_format_option
 from referee.safetext import printable
 from referee.standings import RANKING_KEYS, render
@@ -27,17 +28,37 @@ from referee.tournament import Layout, TournamentError, load_standings, read_jou
     default=None,
     help="Rank by this key instead of the config's (see docs/config.md).",
 )
-def standings(out_dir: pathlib.Path, fmt: str, ranking: str | None) -> None:
+@click.option(
+    "--key-file",
+    type=click.Path(dir_okay=False, path_type=pathlib.Path),
+    default=None,
+    help="The tournament's key (default: the folder's 'key' file).",
+)
+def standings(
+    out_dir: pathlib.Path, fmt: str, ranking: str | None, key_file: pathlib.Path | None
+) -> None:
     """Ranked standings and head-to-head of the tournament in OUTPUT_DIR.
 
-    Recomputed from the journal (journal.jsonl); says on stderr when the
-    tournament is unfinished or game logs are missing.
+    Recomputed from the journal (journal.jsonl), once its entries and the
+    game logs pass their MAC check with the folder's key (a failure is
+    refused, naming the file and line). Says on stderr when the tournament
+    is unfinished, game logs are missing, or there is no key to check with.
     """
     try:
-        table = load_standings(out_dir, ranking=ranking)
+        key = seal.open_key(out_dir, key_file)
+    except seal.SealError as error:
+        raise click.ClickException(str(error)) from None
+    try:
+        table = load_standings(out_dir, ranking=ranking, key=key, authenticate=key is not None)
         missing = _missing_logs(out_dir)
     except TournamentError as error:
         raise click.ClickException(str(error)) from None
+    if key is None:
+        click.echo(
+            f"warning: {out_dir / seal.KEY_NAME} is missing, so these results cannot be "
+            "authenticated: anyone who could write the folder could have changed them",
+            err=True,
+        )
     click.echo(render(table, fmt), nl=False)
     if not table.complete:
         click.echo(

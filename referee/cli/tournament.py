@@ -40,6 +40,15 @@ from referee.tournament import JournalError, Progress, RunResult, Tournament, To
     help="Games played at once (default: the config's concurrency, else the CPU count).",
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress display.")
+@click.option(
+    "--key-file",
+    type=click.Path(dir_okay=False, path_type=pathlib.Path),
+    default=None,
+    help=(
+        "Use this tournament key (a folder's 'key' file) instead of a new one, to replay a "
+        "tournament elsewhere; copied into the output folder, refused if it has another key."
+    ),
+)
 @standings_format_option("How to print the standings at the end.")
 def tournament(
     config_path: pathlib.Path,
@@ -47,6 +56,7 @@ def tournament(
     fresh: bool,
     concurrency: int | None,
     quiet: bool,
+    key_file: pathlib.Path | None,
     fmt: str,
 ) -> None:
     """Run the tournament described by CONFIG.yaml, or resume it.
@@ -56,6 +66,10 @@ def tournament(
     Run the same command again after an interruption (Ctrl-C, a crash, a
     kill) and it carries on where it stopped. The config's keys are
     documented in docs/config.md.
+
+    The output folder's secret key (OUT/key, made on the first run) decides
+    the deals and seals the journal; with --key-file and the same seed the
+    tournament is dealt again exactly, in another folder.
     """
     try:
         config = load_config(config_path)
@@ -68,6 +82,7 @@ def tournament(
         concurrency=concurrency,
         progress=Progress(enabled=not quiet),
         echo=lambda text: click.echo(text, err=True),
+        key_file=key_file,
     )
     try:
         result = runner.run()

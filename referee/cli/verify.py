@@ -6,6 +6,7 @@ import pathlib
 
 import click
 
+from referee.seal import SealError, load_key
 from referee.verify import Discrepancy, FolderReport, GameReport, verify_folder, verify_log
 
 __all__ = ["verify"]
@@ -20,7 +21,20 @@ __all__ = ["verify"]
     type=click.Path(exists=True, path_type=pathlib.Path),
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print only the problems.")
-def verify(paths: tuple[pathlib.Path, ...], quiet: bool) -> None:
+@click.option(
+    "--key-file",
+    type=click.Path(dir_okay=False, path_type=pathlib.Path),
+    default=None,
+    help="The tournament's key (default: the folder's 'key' file).",
+)
+@click.option(
+    "--no-key",
+    is_flag=True,
+    help="Check a folder without its key: the rules and the files' agreement only, no MACs.",
+)
+def verify(
+    paths: tuple[pathlib.Path, ...], quiet: bool, key_file: pathlib.Path | None, no_key: bool
+) -> None:
     """Check game logs, or tournament folders, against the rules engine.
 
     \b
@@ -29,15 +43,24 @@ def verify(paths: tuple[pathlib.Path, ...], quiet: bool) -> None:
     the seeded ones, tricks, hand scores, moons and totals are the engine's,
     and fault counts, forfeits and the final result add up. For a tournament
     folder also: every journal entry has its log and agrees with it, and
-    standings.json agrees with standings recomputed from the journal.
+    standings.json agrees with standings recomputed from the journal; and,
+    with the folder's key (DIR/key, or --key-file), every journal line's and
+    log's MAC and every deal seed. A folder without its key fails, as its
+    results cannot be authenticated, unless --no-key is given.
 
     Prints the first discrepancy of each game with its place (file:line,
     hand, trick, seat) and exits with status 1 if there is any.
     """
+    if key_file is not None and no_key:
+        raise click.UsageError("--key-file and --no-key exclude each other")
+    try:
+        key = load_key(key_file) if key_file is not None else None
+    except SealError as error:
+        raise click.BadParameter(str(error), param_hint="--key-file") from None
     failed = False
     for path in paths:
         if path.is_dir():
-            failed |= not _folder(path, quiet)
+            failed |= not _folder(path, quiet, key, not no_key)
         else:
             failed |= not _log(path, quiet)
     if failed:
@@ -62,8 +85,8 @@ def _game_summary(report: GameReport) -> str:
     return f"game {report.game_id}, {report.hands} hands, {report.records} records"
 
 
-def _folder(path: pathlib.Path, quiet: bool) -> bool:
-    report = verify_folder(path)
+def _folder(path: pathlib.Path, quiet: bool, key: bytes | None, authenticate: bool) -> bool:
+    report = verify_folder(path, key=key, authenticate=authenticate)
     for problem in report.all_problems:
         _problem(problem)
     if not quiet:
@@ -78,7 +101,13 @@ def _folder_summary(report: FolderReport) -> str:
     hands = sum(g.hands for g in report.games)
     records = sum(g.records for g in report.games)
     standings = "standings agree" if report.standings_checked else "no standings to check"
+    sealed = (
+        f"authentic (MACs and deal seeds checked with {report.authenticated_with})"
+        if report.authenticated_with
+        else "NOT authenticated (--no-key)"
+    )
     return (
         f"{len(report.games)} games ({hands} hands, {records} records) replayed; "
-        f"the journal's {report.journal_entries} entries agree with the logs; {standings}"
+        f"the journal's {report.journal_entries} entries agree with the logs; {standings}; "
+        f"{sealed}"
     )

@@ -13,6 +13,7 @@ from referee.cli import cli
 from referee.config import load_config
 from referee.gamelog import read_log
 from referee.schedule import make_schedule
+from referee.seal import load_key
 from referee.tournament import (
     Journal,
     Progress,
@@ -45,7 +46,10 @@ def test_a_tournament_of_builtins(builtin_config: pathlib.Path) -> None:
     assert result.complete and result.games_played == result.games_scheduled == 20
     assert result.out_dir == out
     state = TournamentState.load(out / "tournament.json")
-    schedule = make_schedule(state.participants, table_size=4, seed=state.seed, deal_sets=1)
+    key = load_key(out / "key")
+    schedule = make_schedule(
+        state.participants, table_size=4, seed=state.seed, deal_sets=1, key=key
+    )
     games = journal_games(out / "journal.jsonl")
     assert set(games) == {g.game_id for g in schedule.games}
     for game in schedule.games:
@@ -59,7 +63,13 @@ def test_a_tournament_of_builtins(builtin_config: pathlib.Path) -> None:
     assert (out / "config.yaml").read_text() == builtin_config.read_text()
     assert any("20 games = all 5 tables of 4" in m for m in messages)
     entries = list(read_journal(out / "journal.jsonl"))
-    assert entries[0] == {"type": "journal", "format": "hearts-referee/journal", "version": 1}
+    assert entries[0] == {
+        "type": "journal",
+        "format": "hearts-referee/journal",
+        "version": 1,
+        "mac": entries[0]["mac"],
+    }
+    assert all(len(e["mac"]) == 64 for e in entries)
     # bot_processes defaults to per_worker: every worker starts its own copy of each bot.
     started = [e for e in entries if e["type"] == "bot" and e["status"] == "started"]
     assert sorted((e["bot"], e["worker"]) for e in started) == sorted(
@@ -224,16 +234,18 @@ def test_a_sampled_schedule(tmp_path: pathlib.Path) -> None:
 
 def test_journal_cuts_a_torn_line(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "journal.jsonl"
-    journal = Journal(path)
+    key = bytes(range(32))
+    journal = Journal(path, key)
     journal.append({"type": "run", "run": 1})
     journal.close()
     with open(path, "ab") as handle:
         handle.write(b'{"type":"game","gam')
     assert [e["type"] for e in read_journal(path)] == ["journal", "run"]
-    journal = Journal(path)
+    journal = Journal(path, key)
     journal.append({"type": "run", "run": 2})
     journal.close()
-    assert [e.get("run") for e in read_journal(path)] == [None, 1, 2]
+    # The chain of MACs goes on across the cut.
+    assert [e.get("run") for e in read_journal(path, key=key)] == [None, 1, 2]
 
 
 def test_progress_lines() -> None:

@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 from referee.schedule import make_schedule, sample_tables
 
 BOTS = [f"bot{i}" for i in range(6)]
+KEY = bytes(range(32))
 
 
 def test_every_combination_plays_once() -> None:
-    schedule = make_schedule(BOTS, table_size=4, seed=3)
+    schedule = make_schedule(BOTS, key=KEY, table_size=4, seed=3)
     tables = [frozenset(t) for t in schedule.tables]
     assert len(tables) == math.comb(6, 4) == len(set(tables))
     assert set(tables) == {frozenset(c) for c in itertools.combinations(BOTS, 4)}
@@ -26,7 +27,7 @@ def test_every_combination_plays_once() -> None:
 @pytest.mark.parametrize("k", [3, 4, 5, 6, 7])
 def test_duplicate_sets_play_every_deal_from_every_seat(k: int) -> None:
     bots = [f"b{i}" for i in range(k + 1)]
-    schedule = make_schedule(bots, table_size=k, deal_sets=2, seed=11)
+    schedule = make_schedule(bots, key=KEY, table_size=k, deal_sets=2, seed=11)
     sets = collections.defaultdict(list)
     for game in schedule.games:
         sets[game.set_key].append(game)
@@ -42,7 +43,7 @@ def test_duplicate_sets_play_every_deal_from_every_seat(k: int) -> None:
 
 
 def test_seats_are_balanced_over_the_tournament() -> None:
-    schedule = make_schedule(BOTS, table_size=4, deal_sets=3, seed=5)
+    schedule = make_schedule(BOTS, key=KEY, table_size=4, deal_sets=3, seed=5)
     seats = collections.Counter(
         (bot, seat) for g in schedule.games for seat, bot in enumerate(g.bots)
     )
@@ -51,14 +52,14 @@ def test_seats_are_balanced_over_the_tournament() -> None:
 
 
 def test_all_permutations() -> None:
-    schedule = make_schedule(BOTS[:4], table_size=4, all_permutations=True, seed=1)
+    schedule = make_schedule(BOTS[:4], key=KEY, table_size=4, all_permutations=True, seed=1)
     assert len(schedule.games) == 24
     assert len({g.bots for g in schedule.games}) == 24
     assert {g.game_id for g in schedule.games} >= {"t1-d1-p1", "t1-d1-p24"}
 
 
 def test_without_duplicate_seats_rotate_from_deal_set_to_deal_set() -> None:
-    schedule = make_schedule(BOTS[:4], table_size=4, deal_sets=4, duplicate=False, seed=1)
+    schedule = make_schedule(BOTS[:4], key=KEY, table_size=4, deal_sets=4, duplicate=False, seed=1)
     assert len(schedule.games) == 4
     assert len({g.seed for g in schedule.games}) == 4
     for bot in BOTS[:4]:
@@ -66,15 +67,27 @@ def test_without_duplicate_seats_rotate_from_deal_set_to_deal_set() -> None:
 
 
 def test_reproducible_from_the_seed() -> None:
-    one = make_schedule(BOTS, table_size=4, deal_sets=2, seed=42)
-    assert make_schedule(BOTS, table_size=4, deal_sets=2, seed=42) == one
-    other = make_schedule(BOTS, table_size=4, deal_sets=2, seed=43)
+    one = make_schedule(BOTS, key=KEY, table_size=4, deal_sets=2, seed=42)
+    assert make_schedule(BOTS, key=KEY, table_size=4, deal_sets=2, seed=42) == one
+    other = make_schedule(BOTS, key=KEY, table_size=4, deal_sets=2, seed=43)
     assert [g.seed for g in other.games] != [g.seed for g in one.games]
     assert [g.bots for g in other.games] != [g.bots for g in one.games]
 
 
+def test_the_deal_seeds_come_from_the_key() -> None:
+    one = make_schedule(BOTS, key=KEY, table_size=4, deal_sets=2, seed=42)
+    again = make_schedule(BOTS, key=bytes(range(32)), table_size=4, deal_sets=2, seed=42)
+    other = make_schedule(BOTS, key=bytes(32), table_size=4, deal_sets=2, seed=42)
+    assert again == one
+    # Another key: the same tables and seatings (from the seed), but other deals, every one.
+    assert other.tables == one.tables
+    assert [(g.game_id, g.bots) for g in other.games] == [(g.game_id, g.bots) for g in one.games]
+    assert not {g.seed for g in other.games} & {g.seed for g in one.games}
+    assert all(len(g.seed) == 32 and int(g.seed, 16) >= 0 for g in one.games)
+
+
 def test_game_ids_and_indexes() -> None:
-    schedule = make_schedule(BOTS, table_size=3, deal_sets=2, seed=1)
+    schedule = make_schedule(BOTS, key=KEY, table_size=3, deal_sets=2, seed=1)
     ids = [g.game_id for g in schedule.games]
     assert len(set(ids)) == len(ids)
     assert [g.index for g in schedule.games] == list(range(len(ids)))
@@ -83,14 +96,14 @@ def test_game_ids_and_indexes() -> None:
 
 def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match="cannot fill a table of 4"):
-        make_schedule(BOTS[:3], table_size=4)
+        make_schedule(BOTS[:3], key=KEY, table_size=4)
     with pytest.raises(ValueError, match="unique"):
-        make_schedule(["a", "a", "b", "c"], table_size=3)
+        make_schedule(["a", "a", "b", "c"], key=KEY, table_size=3)
 
 
 def test_sampled_schedule_is_balanced() -> None:
     bots = [f"b{i}" for i in range(20)]
-    schedule = make_schedule(bots, table_size=4, max_tables=200, seed=9)
+    schedule = make_schedule(bots, key=KEY, table_size=4, max_tables=200, seed=9)
     assert schedule.sampled and len(schedule.tables) == 200
     appearances = collections.Counter(b for t in schedule.tables for b in t)
     assert set(appearances.values()) == {40}
