@@ -1,8 +1,10 @@
-//! Generates the hearts.v1 gRPC server code from the shared proto at build time.
+//! Generates the hearts.v1 gRPC server code at build time from the kit's copy
+//! of the protocol (proto/, kept identical to the repository's by
+//! scripts/sync_kit_protos.py), so the build needs nothing outside this folder.
 use std::{env, error::Error, path::PathBuf};
 
-const PROTO_ROOT: &str = "../../proto";
-const PROTO_FILE: &str = "../../proto/hearts/v1/hearts.proto";
+const PROTO_ROOT: &str = "proto";
+const PROTO_FILE: &str = "proto/hearts/v1/hearts.proto";
 
 fn main() -> Result<(), Box<dyn Error>> {
     // Use the protoc binary shipped in the protoc-bin-vendored crate, so no

@@ -33,6 +33,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 from referee import protocol
 from referee.engine import GameState, Rules
 from referee.players.remote import BotConnection
+from tests.kits.conftest import Build
 from tests.kits.test_starter_kits import _requirements
 
 KITS = ["go", "rust", "java", "cpp", "node"]
@@ -156,14 +157,15 @@ def socket_dir() -> Iterator[pathlib.Path]:
 @pytest.mark.parametrize("kit", KITS)
 def test_kit_serves_on_the_address_it_is_given(
     kit: str,
-    built_kit: Callable[[str], tuple[pathlib.Path, object]],
+    built_kit: Callable[[str], Build],
     socket_dir: pathlib.Path,
     tmp_path: pathlib.Path,
 ) -> None:
     reason = _requirements(kit)
     if reason:
         pytest.skip(reason)
-    folder, build = built_kit(kit)
+    build = built_kit(kit)
+    folder = build.folder
     assert build.ok, f"the build of {kit} failed (log {build.log_path}):\n{build.tail}"
     name = yaml.safe_load((folder / "bot.yaml").read_text())["name"]
     logs = tmp_path / "logs"

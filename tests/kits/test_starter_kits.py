@@ -17,10 +17,11 @@ from collections.abc import Callable
 
 import pytest
 
-from referee.bots import BotPool, BuildResult, parse_bot
+from referee.bots import BotPool, parse_bot
 from referee.match import GameSpec, play_game
 from referee.policy import FaultPolicy, TimeControl
 from tests.helpers import bot_processes_alive
+from tests.kits.conftest import Build
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -66,14 +67,14 @@ def _requirements(kit: str) -> str | None:
 @pytest.mark.parametrize("kit", ["go", "rust", "java", "cpp", "node"])
 def test_kit_builds_and_plays_a_full_game_without_faults(
     kit: str,
-    built_kit: Callable[[str], tuple[pathlib.Path, BuildResult]],
+    built_kit: Callable[[str], Build],
     tmp_path: pathlib.Path,
 ) -> None:
     reason = _requirements(kit)
     if reason:
         pytest.skip(reason)
-    folder, result = built_kit(kit)
-    spec = parse_bot(str(folder))
+    result = built_kit(kit)
+    spec = parse_bot(str(result.folder))
     assert result.ok, f"the build of {kit} failed (log {result.log_path}):\n{result.tail}"
 
     others = [

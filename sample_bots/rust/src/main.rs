@@ -7,13 +7,16 @@
 mod strategy;
 
 use std::net::{IpAddr, SocketAddr};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use tokio::net::UnixListener;
+use tokio_stream::wrappers::UnixListenerStream;
 use tonic::transport::Server;
 use tonic::transport::server::TcpIncoming;
 use tonic::{Request, Response, Status};
 
-/// Code generated at build time (build.rs) from ../../proto/hearts/v1/hearts.proto.
+/// Code generated at build time (build.rs) from proto/hearts/v1/hearts.proto.
 pub mod pb {
     tonic::include_proto!("hearts.v1");
 
@@ -108,13 +111,24 @@ impl HeartsBot for Bot {
     }
 }
 
-const USAGE: &str = "usage: rust-starter --port PORT [--host HOST]";
+const USAGE: &str = "usage: rust-starter --address unix:/path/bot.sock | --address HOST:PORT | --port PORT [--host HOST]";
 
-/// Parses `--port PORT` (required) and `--host HOST` (default 127.0.0.1);
-/// `--port=PORT` and `--host=HOST` work too.
-fn parse_args() -> Result<(String, u16), String> {
-    let mut host = "127.0.0.1".to_string();
+/// Where the bot serves: the command line's `--address` or `--port`/`--host`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Listen {
+    /// A Unix domain socket (`--address unix:/abs/path.sock`), as the referee
+    /// gives a sandboxed bot.
+    Unix(PathBuf),
+    /// A TCP `host:port` (`--address HOST:PORT`, or `--port` with `--host`).
+    Tcp(String, u16),
+}
+
+/// Parses `--address ADDR` or `--port PORT` (exactly one) and `--host HOST`
+/// (default 127.0.0.1, with `--port` only); `--flag=value` works too.
+fn parse_args() -> Result<Listen, String> {
+    let mut host: Option<String> = None;
     let mut port: Option<u16> = None;
+    let mut address: Option<String> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
@@ -128,11 +142,12 @@ fn parse_args() -> Result<(String, u16), String> {
                 .ok_or_else(|| format!("{name} needs a value"))
         };
         match flag.as_str() {
+            "--address" => address = Some(value("--address")?),
             "--port" => {
                 let v = value("--port")?;
                 port = Some(v.parse().map_err(|_| format!("bad port: {v}"))?);
             }
-            "--host" => host = value("--host")?,
+            "--host" => host = Some(value("--host")?),
             "-h" | "--help" => {
                 println!("{USAGE}");
                 std::process::exit(0);
@@ -140,8 +155,35 @@ fn parse_args() -> Result<(String, u16), String> {
             other => return Err(format!("unknown argument: {other}")),
         }
     }
-    let port = port.ok_or("--port is required")?;
-    Ok((host, port))
+    match (address, port) {
+        (Some(address), None) if host.is_none() => parse_address(&address),
+        (None, Some(port)) => Ok(Listen::Tcp(
+            host.unwrap_or_else(|| "127.0.0.1".into()),
+            port,
+        )),
+        (None, None) => Err("--address or --port is required".into()),
+        _ => Err("give either --address, or --port [--host]".into()),
+    }
+}
+
+/// A gRPC address: `unix:/abs/path` (also `unix:///abs/path`) or `host:port`.
+fn parse_address(address: &str) -> Result<Listen, String> {
+    if let Some(path) = address
+        .strip_prefix("unix://")
+        .or_else(|| address.strip_prefix("unix:"))
+    {
+        if path.is_empty() {
+            return Err(format!("no socket path in {address}"));
+        }
+        return Ok(Listen::Unix(PathBuf::from(path)));
+    }
+    let (host, port) = address
+        .rsplit_once(':')
+        .ok_or_else(|| format!("bad address (unix:/path or host:port): {address}"))?;
+    let port = port
+        .parse()
+        .map_err(|_| format!("bad port in address: {address}"))?;
+    Ok(Listen::Tcp(host.to_string(), port))
 }
 
 async fn resolve(host: &str, port: u16) -> std::io::Result<SocketAddr> {
@@ -156,6 +198,18 @@ async fn resolve(host: &str, port: u16) -> std::io::Result<SocketAddr> {
         .await?
         .next()
         .ok_or_else(|| std::io::Error::other(format!("cannot resolve host {host}")))
+}
+
+/// Binds a Unix socket at `path`; a socket file left there by an earlier run
+/// is removed first (as gRPC's own servers do), anything else is an error.
+fn bind_unix(path: &Path) -> std::io::Result<UnixListener> {
+    use std::os::unix::fs::FileTypeExt;
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        if meta.file_type().is_socket() {
+            std::fs::remove_file(path)?;
+        }
+    }
+    UnixListener::bind(path)
 }
 
 /// Completes on the first SIGTERM or SIGINT (Ctrl-C).
@@ -177,13 +231,7 @@ async fn shutdown_signal() {
     }
 }
 
-async fn run(host: String, port: u16) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let addr = resolve(&host, port).await?;
-    let incoming = TcpIncoming::bind(addr)
-        .map_err(|e| format!("cannot listen on {addr}: {e}"))?
-        .with_nodelay(Some(true));
-    let local_addr = incoming.local_addr().unwrap_or(addr);
-
+async fn run(listen: Listen) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     // Health: "" (overall) is SERVING from the start; add the bot service.
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
     health_reporter.set_serving::<HeartsBotServer<Bot>>().await;
@@ -199,17 +247,33 @@ async fn run(host: String, port: u16) -> Result<(), Box<dyn std::error::Error + 
         .build_v1alpha()?;
 
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-    let mut server = tokio::spawn(
-        Server::builder()
-            .add_service(health_service)
-            .add_service(reflection_v1)
-            .add_service(reflection_v1alpha)
-            .add_service(HeartsBotServer::new(Bot))
-            .serve_with_incoming_shutdown(incoming, async {
-                let _ = stop_rx.await;
-            }),
-    );
-    eprintln!("{BOT_NAME}: serving hearts.v1.HeartsBot on {local_addr}");
+    let router = Server::builder()
+        .add_service(health_service)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
+        .add_service(HeartsBotServer::new(Bot));
+    let stopped = async {
+        let _ = stop_rx.await;
+    };
+    let (mut server, served) = match listen {
+        Listen::Unix(path) => {
+            let listener = bind_unix(&path)
+                .map_err(|e| format!("cannot listen on unix:{}: {e}", path.display()))?;
+            let incoming = UnixListenerStream::new(listener);
+            let server = tokio::spawn(router.serve_with_incoming_shutdown(incoming, stopped));
+            (server, format!("unix:{}", path.display()))
+        }
+        Listen::Tcp(host, port) => {
+            let addr = resolve(&host, port).await?;
+            let incoming = TcpIncoming::bind(addr)
+                .map_err(|e| format!("cannot listen on {addr}: {e}"))?
+                .with_nodelay(Some(true));
+            let local_addr = incoming.local_addr().unwrap_or(addr);
+            let server = tokio::spawn(router.serve_with_incoming_shutdown(incoming, stopped));
+            (server, local_addr.to_string())
+        }
+    };
+    eprintln!("{BOT_NAME}: serving hearts.v1.HeartsBot on {served}");
 
     tokio::select! {
         _ = shutdown_signal() => {}
@@ -234,7 +298,7 @@ async fn run(host: String, port: u16) -> Result<(), Box<dyn std::error::Error + 
 }
 
 fn main() {
-    let (host, port) = match parse_args() {
+    let listen = match parse_args() {
         Ok(v) => v,
         Err(e) => {
             eprintln!("{BOT_NAME}: {e}\n{USAGE}");
@@ -246,7 +310,7 @@ fn main() {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    let result = runtime.block_on(run(host, port));
+    let result = runtime.block_on(run(listen));
     runtime.shutdown_timeout(Duration::from_millis(100));
     match result {
         Ok(()) => {
