@@ -49,6 +49,7 @@ __all__ = [
     "create_key",
     "folder_key",
     "game_seed",
+    "is_key_file",
     "key_id",
     "line_mac",
     "load_key",
@@ -74,6 +75,12 @@ _HEX_KEY = re.compile(r"[0-9a-f]{64}\n?\Z")
 class SealError(Exception):
     """A key file that cannot be used, or a MAC that does not match; the message says which."""
 
+    def __init__(self, reason: str, path: str | os.PathLike[str] | None = None) -> None:
+        super().__init__(f"{path}: {reason}" if path is not None else reason)
+        #: What is wrong, without the file's name.
+        self.reason = reason
+        self.path = None if path is None else str(path)
+
 
 # The key file --------------------------------------------------------------------------
 
@@ -85,16 +92,17 @@ def load_key(path: str | os.PathLike[str]) -> bytes:
         info = path.stat()
         text = path.read_bytes()
     except FileNotFoundError:
-        raise SealError(f"{path}: no such key file") from None
+        raise SealError("no such key file", path) from None
     except OSError as error:
-        raise SealError(f"{path}: cannot read the key file: {error.strerror}") from None
+        raise SealError(f"cannot read the key file: {error.strerror}", path) from None
     if not stat.S_ISREG(info.st_mode):
-        raise SealError(f"{path}: the key is not a regular file")
+        raise SealError("the key is not a regular file", path)
     mode = stat.S_IMODE(info.st_mode)
     if mode & 0o077:
         raise SealError(
-            f"{path}: the key file has mode {mode:04o}, so others may read it; it must be "
-            f"0600 (chmod 600 {path}), and if others did read it, start a fresh tournament"
+            f"the key file has mode {mode:04o}, so others may read it; it must be 0600 "
+            f"(chmod 600 {path}), and if others did read it, start a fresh tournament",
+            path,
         )
     try:
         decoded = text.decode("ascii")
@@ -102,8 +110,9 @@ def load_key(path: str | os.PathLike[str]) -> bytes:
         decoded = ""
     if not _HEX_KEY.match(decoded):
         raise SealError(
-            f"{path}: not a tournament key: expected {2 * KEY_BYTES} lowercase hex digits "
-            f"({KEY_BYTES} bytes), got {len(text)} bytes"
+            f"not a tournament key: expected {2 * KEY_BYTES} lowercase hex digits "
+            f"({KEY_BYTES} bytes), got {len(text)} bytes",
+            path,
         )
     return bytes.fromhex(decoded.strip())
 
@@ -146,6 +155,11 @@ def _sync_folder(folder: pathlib.Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def is_key_file(name: str) -> bool:
+    """A key file's name, or that of the temporary file :func:`create_key` writes first."""
+    return name == KEY_NAME or (name.startswith(f".{KEY_NAME}.") and name.endswith(".tmp"))
 
 
 def folder_key(root: str | os.PathLike[str]) -> bytes | None:

@@ -910,7 +910,7 @@ class Tournament:
         root, config = self.layout.root, self.config
         digest = config.digest()
         # A key alone is what a first run leaves if it dies before tournament.json is saved.
-        if root.exists() and any(p.name != seal.KEY_NAME for p in root.iterdir()):
+        if root.exists() and any(not seal.is_key_file(p.name) for p in root.iterdir()):
             if self.fresh:
                 self._move_aside()
             elif not self.layout.state.exists():

@@ -833,7 +833,7 @@ def _folder_key(
         try:
             key = seal.folder_key(root)
         except seal.SealError as error:
-            report.problems.append(Discrepancy(path=where, line=0, message=str(error)))
+            report.problems.append(Discrepancy(path=where, line=0, message=error.reason))
             return None
         if key is None:
             report.problems.append(

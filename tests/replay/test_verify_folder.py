@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from referee import seal
 from referee.cli import cli
 from referee.verify import verify_folder
 
@@ -57,9 +58,24 @@ def journal(folder: pathlib.Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+def sealed_lines(folder: pathlib.Path, entries: list[dict[str, Any]]) -> bytes:
+    """Journal lines sealed with the folder's key, as the referee writes them.
+
+    So the tests of the checks behind the MACs play a forger who holds the key.
+    """
+    key = seal.folder_key(folder)
+    assert key is not None
+    lines, previous = [], ""
+    for entry in entries:
+        body = {k: v for k, v in entry.items() if k != "mac"}
+        line = seal.seal_line(key, previous, json.dumps(body, separators=(",", ":")).encode())
+        previous = seal.line_mac(line) or ""
+        lines.append(line)
+    return b"".join(lines)
+
+
 def rewrite_journal(folder: pathlib.Path, entries: list[dict[str, Any]]) -> None:
-    lines = "".join(json.dumps(e) + "\n" for e in entries)
-    (folder / "journal.jsonl").write_text(lines, encoding="utf-8")
+    (folder / "journal.jsonl").write_bytes(sealed_lines(folder, entries))
 
 
 def game_lines(folder: pathlib.Path) -> list[int]:
@@ -72,9 +88,44 @@ def test_a_finished_tournament_verifies(folder: pathlib.Path) -> None:
     assert report.ok, [str(p) for p in report.all_problems]
     assert report.journal_entries == 4 and len(report.games) == 4
     assert report.standings_checked == str(folder / "standings.json")
+    assert report.authenticated_with == str(folder / "key")
     result = CliRunner().invoke(cli, ["verify", str(folder)])
     assert result.exit_code == 0, result.output
     assert "4 games" in result.output and "standings agree" in result.output
+    assert f"authentic (MACs and deal seeds checked with {folder / 'key'})" in result.output
+
+
+def test_a_folder_without_its_key(folder: pathlib.Path) -> None:
+    key = folder / "key"
+    kept = folder.parent / "kept-key"
+    key.rename(kept)
+    result = CliRunner().invoke(cli, ["verify", str(folder)])
+    assert result.exit_code == 1
+    assert f"FAIL {key}: no key file, so the journal and the logs cannot be authenticated" in (
+        result.output
+    )
+    # The rules and the files' agreement can still be checked, saying what that is worth.
+    result = CliRunner().invoke(cli, ["verify", "--no-key", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert "note: not authenticated (no key)" in result.output
+    assert "NOT authenticated (--no-key)" in result.output
+    # The key kept elsewhere authenticates it.
+    result = CliRunner().invoke(cli, ["verify", "--key-file", str(kept), str(folder)])
+    assert result.exit_code == 0, result.output
+    assert "checked with the key given" in result.output
+    shown = CliRunner().invoke(cli, ["standings", str(folder)])
+    assert shown.exit_code == 0
+    assert f"warning: {key} is missing, so these results cannot be authenticated" in shown.stderr
+
+
+def test_a_key_file_others_may_read_is_refused(folder: pathlib.Path) -> None:
+    (folder / "key").chmod(0o644)
+    result = CliRunner().invoke(cli, ["verify", str(folder)])
+    assert result.exit_code == 1
+    assert f"FAIL {folder / 'key'}: the key file has mode 0644" in result.output
+    shown = CliRunner().invoke(cli, ["standings", str(folder)])
+    assert shown.exit_code == 1 and "must be 0600" in shown.output
+    assert "Traceback" not in result.output + shown.output
 
 
 def test_a_missing_log(folder: pathlib.Path) -> None:
@@ -134,6 +185,12 @@ def test_a_damaged_game_log_in_the_folder(folder: pathlib.Path) -> None:
     log.write_text("".join(lines), encoding="utf-8")
     result = CliRunner().invoke(cli, ["verify", str(folder)])
     assert result.exit_code == 1
+    assert f"FAIL {log}: refused: the log does not match the MAC journaled for it" in (
+        result.output
+    )
+    # Without the key, the replay says where the log breaks the rules.
+    result = CliRunner().invoke(cli, ["verify", "--no-key", str(folder)])
+    assert result.exit_code == 1
     where = f"hand 1, trick {record['trick']}, seat {record['seat']}"
     assert f"FAIL {log}:{index + 1}: {where}: the legal moves offered" in result.output
 
@@ -141,8 +198,8 @@ def test_a_damaged_game_log_in_the_folder(folder: pathlib.Path) -> None:
 def test_duplicate_and_torn_journal_lines(folder: pathlib.Path) -> None:
     entries = journal(folder)
     line = game_lines(folder)[0]
-    text = "".join(json.dumps(e) + "\n" for e in [*entries, entries[line - 1]])
-    (folder / "journal.jsonl").write_text(text + '{"type": "game", "gam', encoding="utf-8")
+    text = sealed_lines(folder, [*entries, entries[line - 1]])
+    (folder / "journal.jsonl").write_bytes(text + b'{"type": "game", "gam')
     report = verify_folder(folder)
     assert [p.line for p in report.problems] == [len(entries) + 1]
     assert "is in the journal twice" in report.problems[0].message

@@ -47,9 +47,12 @@ def config(folder: pathlib.Path) -> pathlib.Path:
     )
 
 
-def start(path: pathlib.Path, out: pathlib.Path) -> subprocess.Popen[str]:
+def start(
+    path: pathlib.Path, out: pathlib.Path, key_file: pathlib.Path | None = None
+) -> subprocess.Popen[str]:
+    key = ["--key-file", str(key_file)] if key_file else []
     return subprocess.Popen(
-        [sys.executable, "-m", "referee.cli", "tournament", str(path), "--out", str(out)],
+        [sys.executable, "-m", "referee.cli", "tournament", str(path), "--out", str(out), *key],
         cwd=path.parent,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -83,7 +86,8 @@ def test_sigkill_at_random_points_then_resume_gives_the_same_journal(
         # Kill at a random point: after a random number of further games, plus a random delay
         # (with no further games, that is during the start-up).
         target = games_in(journal) + rng.randrange(0, 15)
-        proc = start(path, out)
+        # The reference's key, so that the games are dealt the same (and it is kept on resume).
+        proc = start(path, out, reference / "key")
         starts += 1
         while games_in(journal) < target and proc.poll() is None:
             time.sleep(0.02)
@@ -95,10 +99,11 @@ def test_sigkill_at_random_points_then_resume_gives_the_same_journal(
         kills += 1
         # The sandbox takes the bots down with the referee.
         assert not wait_no_processes_in(tmp_path)
-    proc = start(path, out)
+    proc = start(path, out, reference / "key")
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     assert kills >= 1
+    assert (out / "key").read_bytes() == (reference / "key").read_bytes()
     assert journal_games(out / "journal.jsonl") == expected
     runs = [
         json.loads(line)
