@@ -21,22 +21,33 @@ import signal
 import socket
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 
 import grpc
 import pytest
 import yaml
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
 from referee import protocol
-from referee.engine import GameState, Rules
+from referee.engine import Card, GameState, PassDirection, Rules
+from referee.pb.hearts.v1 import hearts_pb2 as pb
+from referee.pb.hearts.v1 import hearts_pb2_grpc as pb_grpc
 from referee.players.remote import BotConnection
 from tests.kits.conftest import Build
 from tests.kits.test_starter_kits import _requirements
 
 KITS = ["go", "rust", "java", "cpp", "node"]
+#: Seat 0 holds the two of clubs: on a hold hand its only legal first play.
+HANDS = [
+    "2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC",
+    "2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD AD",
+    "2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS",
+    "2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH",
+]
 STARTUP_S = 60.0
 CALL_S = 10.0
 
@@ -152,45 +163,101 @@ def socket_dir() -> Iterator[pathlib.Path]:
         yield pathlib.Path(folder)
 
 
-@pytest.mark.toolchain
-@pytest.mark.timeout(1800)  # a cold build (Rust, Go, Java) fetches and compiles everything
-@pytest.mark.parametrize("kit", KITS)
-def test_kit_serves_on_the_address_it_is_given(
-    kit: str,
-    built_kit: Callable[[str], Build],
-    socket_dir: pathlib.Path,
-    tmp_path: pathlib.Path,
-) -> None:
+#: grpc-core (Python's grpcio >= 1.57) sends the %-encoded socket path as the
+#: ``:authority`` of a ``unix:`` channel, which hyper's h2 (tonic, the Rust
+#: kit) refuses with RST_STREAM PROTOCOL_ERROR (hyperium/h2#487,
+#: grpc/grpc#38142). Clients that talk to tonic over a Unix socket send
+#: ``localhost`` instead (grpcurl, Kubernetes); until BotConnection does, the
+#: referee cannot talk to the Rust kit over a Unix socket.
+UDS_AUTHORITY = [("grpc.default_authority", "localhost")]
+
+
+def _built(kit: str, built_kit: Callable[[str], Build]) -> tuple[pathlib.Path, str]:
     reason = _requirements(kit)
     if reason:
         pytest.skip(reason)
     build = built_kit(kit)
-    folder = build.folder
     assert build.ok, f"the build of {kit} failed (log {build.log_path}):\n{build.tail}"
-    name = yaml.safe_load((folder / "bot.yaml").read_text())["name"]
-    logs = tmp_path / "logs"
+    name = yaml.safe_load((build.folder / "bot.yaml").read_text())["name"]
+    return build.folder, name
 
-    # A Unix socket, as a sandboxed bot is given; a socket file left by an
-    # earlier run of the bot at that path must not stop it.
+
+def _wait_serving_raw(channel: grpc.Channel, proc: subprocess.Popen, logs: pathlib.Path) -> None:
+    """Health SERVING on a plain channel (not the referee's), or an error naming the bot's stderr."""
+    stub = health_pb2_grpc.HealthStub(channel)
+    deadline = time.monotonic() + STARTUP_S
+    last = "no answer"
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"the bot exited with code {proc.returncode}\n{_stderr(logs)}")
+        try:
+            reply = stub.Check(health_pb2.HealthCheckRequest(), timeout=1.0)
+            if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                return
+            last = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+        except grpc.RpcError as error:
+            last = f"{error.code().name}: {error.details()}"
+        time.sleep(0.1)
+    raise AssertionError(f"not serving after {STARTUP_S:.0f} s (last: {last})\n{_stderr(logs)}")
+
+
+@pytest.mark.toolchain
+@pytest.mark.timeout(1800)  # a cold build (Rust, Go, Java) fetches and compiles everything
+@pytest.mark.parametrize(
+    "kit",
+    [
+        pytest.param(
+            kit,
+            marks=pytest.mark.xfail(
+                kit == "rust",
+                reason="BotConnection sends the socket path as :authority, which tonic refuses; "
+                "it must send localhost on unix: channels (see UDS_AUTHORITY)",
+                strict=True,
+            ),
+        )
+        for kit in KITS
+    ],
+)
+def test_kit_serves_the_referee_on_a_unix_socket(
+    kit: str, built_kit: Callable[[str], Build], socket_dir: pathlib.Path, tmp_path: pathlib.Path
+) -> None:
+    """``--address unix:PATH``, as a sandboxed bot is started: the referee plays a hand with it."""
+    folder, name = _built(kit, built_kit)
+    logs = tmp_path / "logs"
+    # A socket file left at that path by an earlier run of the bot must not stop it.
     path = socket_dir / "bot.sock"
     with socket.socket(socket.AF_UNIX) as stale:
         stale.bind(str(path))
     address = f"unix:{path}"
     with _bot(folder, logs, "--address", address) as proc:
+        # First as any gRPC client may: health, reflection (grpcurl's
+        # `list`) and the handshake.
+        with grpc.insecure_channel(address, options=UDS_AUTHORITY) as channel:
+            _wait_serving_raw(channel, proc, logs)
+            services = set(ProtoReflectionDescriptorDatabase(channel).get_services())
+            assert {"hearts.v1.HeartsBot", "grpc.health.v1.Health"} <= services, services
+            hello = pb_grpc.HeartsBotStub(channel).Handshake(pb.HandshakeRequest(), timeout=CALL_S)
+            assert hello.name == name
+        assert address in _stderr(logs), f"{address} not logged on stderr\n{_stderr(logs)}"
+        # Then as the referee does.
         connection = _connect(address, proc, logs)
         try:
             assert connection.handshake(CALL_S).name == name
-            services = _services(address)
-            assert {"hearts.v1.HeartsBot", "grpc.health.v1.Health"} <= services, services
             assert _play_a_hand(connection) == 52
         finally:
             connection.close()
         _stop(proc, logs)
-    assert f"unix:{path}" in _stderr(logs) or str(path) in _stderr(logs), (
-        "the address served is not logged on stderr\n" + _stderr(logs)
-    )
 
-    # host:port, through --address and through --port.
+
+@pytest.mark.toolchain
+@pytest.mark.timeout(1800)
+@pytest.mark.parametrize("kit", KITS)
+def test_kit_serves_on_host_port_and_refuses_a_bad_command_line(
+    kit: str, built_kit: Callable[[str], Build], socket_dir: pathlib.Path, tmp_path: pathlib.Path
+) -> None:
+    """``--address HOST:PORT`` and ``--port PORT`` (``sandbox: none``); never both, never neither."""
+    folder, name = _built(kit, built_kit)
+    logs = tmp_path / "logs"
     for where in (("--address", f"127.0.0.1:{_free_port()}"), ("--port", str(_free_port()))):
         address = where[1] if where[0] == "--address" else f"127.0.0.1:{where[1]}"
         with _bot(folder, logs, *where) as proc:
@@ -198,12 +265,15 @@ def test_kit_serves_on_the_address_it_is_given(
             try:
                 assert connection.handshake(CALL_S).name == name
                 assert "hearts.v1.HeartsBot" in _services(address)
+                view = GameState.from_hands(HANDS, pass_direction=PassDirection.HOLD).view(0)
+                request = protocol.play_request("kit-tcp", view, "d", 2000, 0)
+                reply = connection.call("PlayCard", request, CALL_S)
+                assert protocol.card_from_pb(reply.card) == Card.parse("2C")
             finally:
                 connection.close()
             _stop(proc, logs)
 
-    # Exactly one of --address and --port.
-    for where in ((), ("--address", f"unix:{path}", "--port", str(_free_port()))):
+    for where in ((), ("--address", f"unix:{socket_dir / 'x.sock'}", "--port", str(_free_port()))):
         with _bot(folder, logs, *where) as proc:
             try:
                 code = proc.wait(timeout=STARTUP_S)
