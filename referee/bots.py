@@ -4,26 +4,35 @@ A bot is given as one of:
 
 - a built-in name (``random``, ``heuristic``), played in-process;
 - the address of a running bot server, ``host:port``;
-- a command line the referee launches, with ``{port}`` where the port goes;
+- a command line the referee launches, with ``{address}`` where the address
+  of its Unix socket goes (or ``{port}``, a TCP port, for a bot run without
+  a sandbox);
 - a folder with a ``bot.yaml`` manifest (built first if it has a build step).
 
-:class:`BotPool` turns specs into players and stops everything it started.
+Launched bots and builds run in a sandbox (:mod:`referee.bwrap`) unless their
+spec says ``sandbox="none"``. :class:`BotPool` turns specs into players and
+stops everything it started.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import dataclasses
 import logging
 import os
 import pathlib
 import re
+import signal
 import subprocess
+import sys
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from referee import bwrap
+from referee import sandbox as supervisor
 from referee.manifest import MANIFEST_NAME, ManifestError, load_manifest
 from referee.players import (
     BUILTIN_BOTS,
@@ -37,12 +46,14 @@ from referee.players import (
     builtin_player,
 )
 from referee.players.base import Deadline
+from referee.players.launcher import PLACEHOLDERS, parent_watch_fd
 from referee.policy import FaultPolicy, Limits, TimeControl
 
 __all__ = [
     "BotPool",
     "BotSpec",
     "BotSpecError",
+    "BotSupply",
     "BuildResult",
     "DeadPlayer",
     "build_bot",
@@ -72,6 +83,10 @@ class BotSpec:
     build: str | None = None
     #: Resource limits of a launched bot (see referee/sandbox.py).
     limits: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    #: "bwrap" (the default) or "none" for a launched bot; None: the config's default.
+    sandbox: str | None = None
+    #: The bot's folder (a bot.yaml's); a sandboxed bot sees it, read-only.
+    folder: str | None = None
     #: Where it came from, for messages ("bot.yaml in sample_bots/go").
     origin: str = ""
 
@@ -97,7 +112,7 @@ def parse_bot(text: str, *, name: str | None = None, base: pathlib.Path | None =
         raise BotSpecError("empty bot")
     if text in BUILTIN_BOTS:
         return BotSpec(name=name or text, builtin=text, origin="built-in")
-    if "{port}" in text:
+    if any(p in text for p in PLACEHOLDERS):
         return BotSpec(
             name=name or _command_name(text),
             command=text,
@@ -116,6 +131,7 @@ def parse_bot(text: str, *, name: str | None = None, base: pathlib.Path | None =
             name=name or manifest.name,
             command=manifest.run,
             cwd=str(manifest.folder),
+            folder=str(manifest.folder),
             build=manifest.build,
             origin=str(manifest.path),
         )
@@ -123,7 +139,8 @@ def parse_bot(text: str, *, name: str | None = None, base: pathlib.Path | None =
         return BotSpec(name=name or text, address=text, origin="address")
     raise BotSpecError(
         f"{text!r} is not a bot: expected a built-in ({', '.join(BUILTIN_BOTS)}), "
-        "a running bot's host:port, a command containing {port}, or a folder with a bot.yaml"
+        "a running bot's host:port, a command containing {address} (or {port} without a "
+        "sandbox), or a folder with a bot.yaml"
     )
 
 
@@ -151,9 +168,23 @@ class BuildResult:
 
 
 def build_bot(
-    spec: BotSpec, log_dir: str | os.PathLike[str], *, timeout_s: float = 1800
+    spec: BotSpec,
+    log_dir: str | os.PathLike[str],
+    *,
+    timeout_s: float = 1800,
+    sandbox: str = "bwrap",
+    disk_bytes: int = 0,
+    hidden: Sequence[str | os.PathLike[str]] = (),
 ) -> BuildResult:
-    """Run the bot's build command in its folder, output to ``log_dir/NAME.build.log``."""
+    """Run the bot's build command in its folder, output to ``log_dir/NAME.build.log``.
+
+    Sandboxed (the default), the build sees its own folder (writable), the
+    toolchains (read-only), a home of its own that keeps package caches
+    between builds (:func:`referee.bwrap.build_home`), a scrubbed environment
+    and the network (for the package registries), but no other bot and none of
+    ``hidden`` (the output folder). Every process it started is killed when it
+    ends or times out, and when the referee dies.
+    """
     log_dir = pathlib.Path(log_dir)
     log_dir.mkdir(parents=True, exist_ok=True)
     path = log_dir / f"{spec.name}.build.log"
@@ -161,27 +192,53 @@ def build_bot(
     if not spec.build:
         path.write_text("no build step\n")
         return BuildResult(spec.name, True, 0.0, str(path), "")
+    sandbox = spec.sandbox or sandbox
+    folder = spec.folder or spec.cwd or os.getcwd()
     with open(path, "wb") as out:
-        out.write(f"$ {spec.build}\n(in {spec.cwd})\n".encode())
+        out.write(f"$ {spec.build}\n(in {folder}; sandbox: {sandbox})\n".encode())
         out.flush()
         try:
-            proc = subprocess.run(
-                ["sh", "-c", spec.build],
-                cwd=spec.cwd,
+            if sandbox == "bwrap":
+                bwrap.check_sandbox()
+                inner = bwrap.build_command(
+                    spec.build,
+                    folder=folder,
+                    home=bwrap.build_home(spec.name),
+                    disk_bytes=disk_bytes,
+                    hidden=hidden,
+                )
+            else:
+                inner = ["sh", "-c", spec.build]
+            argv = [
+                sys.executable,
+                "-I",
+                supervisor.__file__,
+                "--parent-fd",
+                str(parent_watch_fd()),
+                "--",
+                *inner,
+            ]
+            proc = subprocess.Popen(
+                argv,
+                cwd=folder,
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
-                timeout=timeout_s,
                 start_new_session=True,
-                check=False,
+                pass_fds=(parent_watch_fd(),),
             )
-            ok = proc.returncode == 0
-            if not ok:
-                out.write(f"\nbuild failed with exit code {proc.returncode}\n".encode())
-        except subprocess.TimeoutExpired:
-            ok = False
-            out.write(f"\nbuild timed out after {timeout_s:.0f} s\n".encode())
-        except OSError as error:
+            try:
+                code = proc.wait(timeout_s)
+                ok = code == 0
+                if not ok:
+                    out.write(f"\nbuild failed with exit code {code}\n".encode())
+            except subprocess.TimeoutExpired:
+                ok = False
+                with contextlib.suppress(OSError):
+                    os.killpg(proc.pid, signal.SIGKILL)  # the supervisor and the sandbox
+                proc.wait()
+                out.write(f"\nbuild timed out after {timeout_s:.0f} s\n".encode())
+        except (OSError, bwrap.SandboxUnavailable, ValueError) as error:
             ok = False
             out.write(f"\ncannot run the build: {error}\n".encode())
     text = path.read_bytes()[-3000:].decode(errors="replace")
@@ -220,8 +277,14 @@ class BotPool:
         time_control: TimeControl | None = None,
         fault_policy: FaultPolicy | None = None,
         limits: Limits | None = None,
+        sandbox: str = "bwrap",
+        hidden: Sequence[str | os.PathLike[str]] = (),
     ) -> None:
         self.log_dir = pathlib.Path(log_dir)
+        #: The sandbox of launched bots whose spec does not choose one.
+        self.sandbox = sandbox
+        #: Folders no launched bot may see (the output folder).
+        self.hidden = list(hidden)
         #: Default resource limits of launched bots; a spec's own limits override them.
         self.limits = limits or Limits()
         self.time_control = time_control or TimeControl()
@@ -238,33 +301,57 @@ class BotPool:
 
     def start(self, spec: BotSpec) -> Player:
         """Start (or connect to) a bot; raises :class:`BotFault` if it cannot."""
+        player = self.launch(spec)
+        with self._lock:
+            self._players[spec.name] = player
+        return player
+
+    def stop(self, player: Player) -> None:
+        """Stop one player's process (or connection) started by :meth:`launch`."""
+        conn = getattr(player, "connection", None)
+        if conn is None:
+            return
+        with self._lock:
+            if conn in self._connections:
+                self._connections.remove(conn)
+        with contextlib.suppress(Exception):
+            conn.close()
+
+    def launch(self, spec: BotSpec) -> Player:
+        """A new player for ``spec`` (a new process for a launched bot), not kept by name."""
         tc, policy = self.time_control, self.fault_policy
         if spec.builtin:
             player = builtin_player(spec.builtin)
         elif spec.address:
             conn = BotConnection(spec.address, max_message_bytes=policy.max_message_bytes)
-            self._connections.append(conn)
+            with self._lock:
+                self._connections.append(conn)
             conn.wait_serving(tc.startup_timeout_ms / 1000)
             conn.handshake(max(tc.notify_timeout_ms / 1000, 5.0))
             player = RemotePlayer(conn)
         else:
             assert spec.command is not None
-            bot = LaunchedBot(
-                spec.name,
-                spec.command,
-                cwd=spec.cwd,
-                log_dir=self.log_dir,
-                startup_timeout_s=tc.startup_timeout_ms / 1000,
-                handshake_timeout_s=max(tc.notify_timeout_ms / 1000, 5.0),
-                max_restarts=policy.max_restarts,
-                max_message_bytes=policy.max_message_bytes,
-                limits={**self.limits.to_dict(), **spec.limits},
-            )
-            self._connections.append(bot)
+            try:
+                bot = LaunchedBot(
+                    spec.name,
+                    spec.command,
+                    cwd=spec.cwd,
+                    log_dir=self.log_dir,
+                    startup_timeout_s=tc.startup_timeout_ms / 1000,
+                    handshake_timeout_s=max(tc.notify_timeout_ms / 1000, 5.0),
+                    max_restarts=policy.max_restarts,
+                    max_message_bytes=policy.max_message_bytes,
+                    limits={**self.limits.to_dict(), **spec.limits},
+                    sandbox=spec.sandbox or self.sandbox,
+                    folder=spec.folder,
+                    hidden=[*self.hidden, self.log_dir],
+                )
+            except ValueError as error:
+                raise BotFault(FaultKind.START_FAILED, str(error)) from None
+            with self._lock:
+                self._connections.append(bot)
             bot.start()
             player = RemotePlayer(bot)
-        with self._lock:
-            self._players[spec.name] = player
         return player
 
     def start_or_stand_in(self, spec: BotSpec) -> Player:
@@ -309,13 +396,179 @@ class BotPool:
 
     def close(self) -> None:
         """Stop every launched bot and close every connection."""
-        for conn in self._connections:
+        with self._lock:
+            connections, self._connections = self._connections, []
+        for conn in connections:
             with contextlib.suppress(Exception):
                 conn.close()
-        self._connections.clear()
 
     def __enter__(self) -> BotPool:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+BotEvent = Callable[[dict[str, Any]], None]
+
+
+class BotSupply:
+    """Players for one game at a time, with launched bots' processes living as long as ``lifetime``.
+
+    - ``run``: one process per bot, for every game;
+    - ``table``: one per bot per table: a game of another table gets a new one
+      (and the idle process of the old table is stopped);
+    - ``game``: a fresh process (a fresh sandbox, a fresh tmp) for every game,
+      so that nothing a bot remembers carries over to the next game of a
+      duplicate set. A spare process of each bot is started ahead, while the
+      current game plays, so that the start cost overlaps play.
+
+    Built-ins and running bots (``host:port``) are shared whatever the
+    lifetime. A bot that cannot start is stood in by a :class:`DeadPlayer`
+    for that game. ``on_event`` hears of each bot's first start and of every
+    failure, as ``{"bot", "status", ...}`` dicts.
+    """
+
+    def __init__(
+        self,
+        pool: BotPool,
+        specs: Mapping[str, BotSpec],
+        *,
+        lifetime: str,
+        broken: Mapping[str, str] | None = None,
+        on_event: BotEvent | None = None,
+    ) -> None:
+        if lifetime not in ("game", "table", "run"):
+            raise ValueError(f"lifetime must be game, table or run, not {lifetime!r}")
+        self.pool = pool
+        self.specs = dict(specs)
+        self.lifetime = lifetime
+        self.broken = dict(broken or {})
+        self.on_event = on_event or (lambda event: None)
+        self._lock = threading.Lock()
+        self._shared: dict[str, Player] = {}
+        self._by_table: dict[str, tuple[Any, Player, int]] = {}  # name -> (table, player, users)
+        self._spares: dict[str, list[concurrent.futures.Future[Player]]] = {}
+        self._in_game: dict[Any, list[Player]] = {}
+        self._reported: set[str] = set()
+        self._closed = False
+        self._starter = concurrent.futures.ThreadPoolExecutor(4, thread_name_prefix="bot-start")
+
+    def _fresh(self, name: str) -> bool:
+        spec = self.specs[name]
+        return spec.command is not None and name not in self.broken and self.lifetime != "run"
+
+    def _start(self, name: str) -> Player:
+        """A new player for ``name``, or a stand-in that says why it could not start."""
+        if name in self.broken:
+            self._report(name, "build_failed", self.broken[name])
+            return DeadPlayer(name, self.broken[name])
+        try:
+            player = self.pool.launch(self.specs[name])
+        except BotFault as fault:
+            reason = f"did not start: {fault.message}"
+            log.warning("bot %s %s", name, reason)
+            self._report(name, "start_failed", reason, always=True)
+            return DeadPlayer(name, reason)
+        self._report(name, "started", info=player.info.to_dict())
+        return player
+
+    def _report(
+        self, name: str, status: str, reason: str = "", *, always: bool = False, **extra: Any
+    ) -> None:
+        with self._lock:
+            if name in self._reported and not always:
+                return
+            self._reported.add(name)
+        event: dict[str, Any] = {"bot": name, "status": status, **extra}
+        if reason:
+            event["reason"] = reason
+        self.on_event(event)
+
+    def warm_up(self, names: Iterable[str]) -> None:
+        """Start the bots (or, for ``game``, their first spares) now rather than at the first game."""
+        names = list(names)
+        if self.lifetime == "game":
+            for name in names:
+                if self._fresh(name):
+                    self._add_spare(name)
+            for name in names:
+                for future in list(self._spares.get(name, [])):
+                    future.result()
+            return
+        for name in names:
+            if not self._fresh(name):
+                self._shared_player(name)
+
+    def _shared_player(self, name: str) -> Player:
+        with self._lock:
+            player = self._shared.get(name)
+        if player is None:
+            player = self._start(name)
+            with self._lock:
+                self._shared.setdefault(name, player)
+                player = self._shared[name]
+        return player
+
+    def _add_spare(self, name: str) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            future = self._starter.submit(self._start, name)
+            self._spares.setdefault(name, []).append(future)
+
+    def _take_spare(self, name: str) -> Player:
+        with self._lock:
+            queue = self._spares.get(name) or []
+            future = queue.pop(0) if queue else None
+        self._add_spare(name)  # the next game's, started while this one plays
+        return future.result() if future is not None else self._start(name)
+
+    def players(self, game: Any, table: Any, names: Sequence[str]) -> list[Player]:
+        """The players of game ``game`` (a key) at ``table``, by seat."""
+        by_name: dict[str, Player] = {}
+        for name in dict.fromkeys(names):
+            if not self._fresh(name):
+                by_name[name] = self._shared_player(name)
+            elif self.lifetime == "game":
+                by_name[name] = self._take_spare(name)
+            else:
+                by_name[name] = self._table_player(name, table)
+        with self._lock:
+            self._in_game[game] = [p for n, p in by_name.items() if self._fresh(n)]
+        return [by_name[n] for n in names]
+
+    def _table_player(self, name: str, table: Any) -> Player:
+        old = None
+        with self._lock:
+            current = self._by_table.get(name)
+            if current is not None and current[0] == table:
+                self._by_table[name] = (table, current[1], current[2] + 1)
+                return current[1]
+            if current is not None and current[2] == 0:
+                old = current[1]
+        if old is not None:
+            self.pool.stop(old)
+        player = self._start(name)
+        with self._lock:
+            self._by_table[name] = (table, player, 1)
+        return player
+
+    def release(self, game: Any) -> None:
+        """Game ``game`` is over: stop its fresh processes (``game``) or count it done (``table``)."""
+        with self._lock:
+            used = self._in_game.pop(game, [])
+        if self.lifetime == "game":
+            for player in used:
+                self.pool.stop(player)
+            return
+        with self._lock:
+            for name, (table, player, users) in list(self._by_table.items()):
+                if player in used:
+                    self._by_table[name] = (table, player, max(0, users - 1))
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+        self._starter.shutdown(wait=True, cancel_futures=True)
+        self.pool.close()

@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 import yaml
 
 from referee.bots import BotSpec, BotSpecError, parse_bot
+from referee.bwrap import SANDBOX_KINDS
 from referee.engine import MoonScoring, Rules, RulesError, TieRule
 from referee.policy import FaultPolicy, Limits, TimeControl
 from referee.standings import RANKING_KEYS
@@ -52,6 +53,8 @@ __all__ = [
 #: Resource limits a launched bot may be given (referee.policy.Limits, enforced by referee/sandbox.py).
 LIMIT_KEYS = tuple(f.name for f in dataclasses.fields(Limits))
 BOT_PROCESSES = ("shared", "per_table", "per_worker")
+#: How long a launched bot's process lives: one game, one table, or the whole run.
+BOT_LIFETIMES = ("game", "table", "run")
 #: Above this many tables, all combinations need an explicit ``schedule.max_tables``.
 MAX_FULL_TABLES = 10_000
 
@@ -65,12 +68,14 @@ _TOP_KEYS = (
     "fault_policy",
     "limits",
     "bot_processes",
+    "bot_lifetime",
+    "sandbox",
     "concurrency",
     "build",
     "output",
     "ranking",
 )
-_BOT_KEYS = ("bot", "limits")
+_BOT_KEYS = ("bot", "limits", "sandbox")
 _SCHEDULE_KEYS = ("deal_sets", "duplicate", "all_permutations", "max_tables")
 _BUILD_KEYS = ("parallel", "timeout_s")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+\-]{0,63}$")
@@ -139,6 +144,11 @@ class TournamentConfig:
     #: Resource limits of launched bots (a bot's own ``limits`` override them).
     limits: Limits
     bot_processes: str
+    #: How long a launched bot's process lives (``game``, ``table`` or ``run``).
+    bot_lifetime: str
+    #: The default sandbox of launched bots and builds (``bwrap`` or ``none``);
+    #: each launched bot's spec carries its own, resolved.
+    sandbox: str
     concurrency: int
     build: BuildConfig
     #: The output folder (resolved against the config file's folder).
@@ -172,7 +182,13 @@ class TournamentConfig:
             "fault_policy": self.fault_policy.to_dict(),
             "limits": self.limits.to_dict(),
             "bot_processes": self.bot_processes,
+            "bot_lifetime": self.bot_lifetime,
         }
+
+    @property
+    def unsandboxed(self) -> list[str]:
+        """Launched bots that run without a sandbox (``sandbox: none``)."""
+        return [s.name for s in self.bots if s.command and s.sandbox == "none"]
 
     def digest(self) -> str:
         """A hash of :meth:`canonical`: equal for configs that play the same games."""
@@ -308,11 +324,18 @@ def parse_config(
     seed = top.get("seed", _checker(top, _int_value, "an integer"), None)
     rules = _rules(top)
     limits = Limits(**_limits(top, "limits", top.data.get("limits")))
-    bots = _bots(top, base)
+    sandbox = top.get("sandbox", _choice(top, SANDBOX_KINDS), "bwrap")
+    bots = _bots(top, base, sandbox)
     schedule = _schedule(top, len(bots), rules.num_players)
     time_control = _policy(top, "time_control", TimeControl)
     fault_policy = _policy(top, "fault_policy", FaultPolicy)
     bot_processes = top.get("bot_processes", _choice(top, BOT_PROCESSES), "per_worker")
+    # Fresh processes for each game of a duplicate set: a bot that remembered
+    # one game of the set would know every hand of the next.
+    default_lifetime = "game" if schedule.duplicate else "run"
+    if bot_processes == "per_table":
+        default_lifetime = "game" if schedule.duplicate else "table"
+    bot_lifetime = top.get("bot_lifetime", _choice(top, BOT_LIFETIMES), default_lifetime)
     default_concurrency = max(1, cpu_count or os.cpu_count() or 1)
     concurrency = top.get("concurrency", _int_range(top, 1, 256), default_concurrency)
     build = _build(top)
@@ -332,6 +355,8 @@ def parse_config(
         fault_policy=fault_policy,
         limits=limits,
         bot_processes=bot_processes,
+        bot_lifetime=bot_lifetime,
+        sandbox=sandbox,
         concurrency=concurrency,
         build=build,
         output=out_path,
@@ -493,16 +518,16 @@ def _size_value(value: Any) -> int | None:
     return int(match.group(1)) * {"B": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[unit]
 
 
-def _bots(top: _Section, base: pathlib.Path) -> tuple[BotSpec, ...]:
+def _bots(top: _Section, base: pathlib.Path, sandbox: str) -> tuple[BotSpec, ...]:
     data = top.data["bots"]
     if not isinstance(data, dict) or not data:
         raise top.error(
             "bots", f"expected a mapping of bot names to bots (name: random), got {_show(data)}"
         )
-    return tuple(_bot(top, str(name), value, base) for name, value in data.items())
+    return tuple(_bot(top, str(name), value, base, sandbox) for name, value in data.items())
 
 
-def _bot(top: _Section, name: str, value: Any, base: pathlib.Path) -> BotSpec:
+def _bot(top: _Section, name: str, value: Any, base: pathlib.Path, sandbox: str) -> BotSpec:
     key_path = f"bots.{name}"
     if not _NAME.match(name):
         raise top.error(
@@ -511,6 +536,7 @@ def _bot(top: _Section, name: str, value: Any, base: pathlib.Path) -> BotSpec:
             "starting with a letter or digit",
         )
     own_limits: dict[str, int] = {}
+    own_sandbox: str | None = None
     if isinstance(value, dict):
         section = _Section(top.file, key_path, value, _BOT_KEYS)
         if "bot" not in value:
@@ -519,12 +545,13 @@ def _bot(top: _Section, name: str, value: Any, base: pathlib.Path) -> BotSpec:
             )
         text = value["bot"]
         own_limits = _limits(section, "limits", value.get("limits"))
+        own_sandbox = section.get("sandbox", _choice(section, SANDBOX_KINDS), None)
     else:
         text = value
     if not isinstance(text, str):
         raise top.error(
             key_path,
-            "expected a built-in name, host:port, a command with {port} or a folder, "
+            "expected a built-in name, host:port, a command with {address} or a folder, "
             f"got {_show(text)}",
         )
     try:
@@ -537,4 +564,20 @@ def _bot(top: _Section, name: str, value: Any, base: pathlib.Path) -> BotSpec:
         )
     if own_limits:
         spec = dataclasses.replace(spec, limits=own_limits)
+    if own_sandbox and spec.command is None:
+        raise top.error(
+            f"{key_path}.sandbox", "a sandbox applies only to launched bots (a command or a folder)"
+        )
+    if spec.command is not None:
+        spec = dataclasses.replace(spec, sandbox=own_sandbox or sandbox)
+        if spec.sandbox == "bwrap" and "{port}" in spec.command:
+            what = (
+                "the command" if spec.origin == "command" else f"the run command of {spec.origin}"
+            )
+            raise top.error(
+                key_path,
+                f"{what} uses {{port}}, but a sandboxed bot has no network: serve on "
+                "{address} (a Unix socket: --address {address}), or set `sandbox: none` "
+                "for a bot you trust",
+            )
     return spec

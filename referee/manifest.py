@@ -6,8 +6,8 @@
     version: 0.1.0
     author: Ada Lovelace
     language: Go
-    build: ./build.sh           # optional; run with sh -c in the folder
-    run: ./bin/bot --port {port}  # {port} (and {python}) are filled in
+    build: ./build.sh           # optional; run with sh -c in the folder (sandboxed)
+    run: ./bin/bot --address {address}  # {address} (or {socket}, {port}; {python}) filled in
 
 Documented in docs/bots.md.
 """
@@ -75,8 +75,11 @@ def load_manifest(folder: str | pathlib.Path) -> Manifest:
             if not isinstance(data[key], str | int | float):
                 raise ManifestError(f"{path}: key {key!r} must be a string")
             values[key] = str(data[key])
-    if "{port}" not in values["run"]:
-        raise ManifestError(f"{path}: key 'run' must contain {{port}}: {values['run']!r}")
+    if not any(p in values["run"] for p in ("{address}", "{socket}", "{port}")):
+        raise ManifestError(
+            f"{path}: key 'run' must contain {{address}} (where the bot serves; "
+            f"or {{port}} for a bot run without a sandbox): {values['run']!r}"
+        )
     if not values["name"].strip():
         raise ManifestError(f"{path}: key 'name' must not be empty")
     return Manifest(folder=folder, **values)

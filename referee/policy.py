@@ -81,11 +81,12 @@ class FaultPolicy(_Settings):
 class Limits(_Settings):
     """Resource limits of a launched bot, enforced by referee/sandbox.py; 0 is no limit.
 
-    Memory, CPU time and processes are measured over the bot and everything
-    it spawns; a bot over a limit is stopped, recorded with a fault of that
-    kind (``memory_limit``, ``cpu_limit``, ``process_limit``) and restarted
-    within the restart budget. Output beyond ``output_bytes`` per stream file
-    is dropped (the bot goes on).
+    Memory, CPU time and processes count the bot and everything it spawns
+    (in a cgroup of its own where the machine allows, which also counts its
+    tmpfs, shared memory and orphans); a bot over a limit is stopped, recorded
+    with a fault of that kind (``memory_limit``, ``cpu_limit``,
+    ``process_limit``) and restarted within the restart budget. Output beyond
+    ``output_bytes`` per stream file is dropped (the bot goes on).
     """
 
     #: Resident memory of the bot and its children together.
@@ -101,3 +102,8 @@ class Limits(_Settings):
     #: Address space per process (RLIMIT_AS); off by default, as the JVM, V8
     #: and Go reserve far more address space than they use.
     address_space_bytes: int = 0
+    #: Size of a sandboxed bot's private tmpfs (its HOME and TMPDIR), and of
+    #: its /dev/shm; what it writes there also counts towards ``memory_bytes``.
+    disk_bytes: int = 256 * 1024**2
+    #: CPU share as a percentage of one core (cgroup CPU quota); 0 for no cap.
+    cpu_percent: int = 0

@@ -1,31 +1,38 @@
-"""The supervisor every launched bot runs under (stdlib only; run by file path).
+"""The supervisor every launched bot and every build runs under (stdlib only; run by path).
 
-``python -I sandbox.py [--parent PID] [--limits JSON] -- COMMAND ARGS...``
+``python -I sandbox.py [--parent-fd FD] [--limits JSON] [--cgroup NAME] -- COMMAND ARGS...``
 
 The referee starts this script in a new session, so it leads a process group
-that the bot and anything the bot spawns belong to. It then:
+that the bot and anything the bot spawns belong to. COMMAND is usually the
+bubblewrap command line of :mod:`referee.bwrap`, which puts the bot in
+namespaces of its own; with ``sandbox: none`` it is the bot's own command. The
+supervisor then:
 
+- puts the bot in control groups of its own (``--cgroup``; cgroup v2, or v1
+  where only v1 is writable) limited in memory (which includes its tmpfs,
+  shared memory and orphans), processes and threads, and optionally CPU share
+  (``cpu_percent``); every process the bot starts stays in them. Where no
+  cgroup can be made, it measures the bot's descendants instead, as before;
 - forks the bot with kernel limits applied (CPU seconds per process as
-  RLIMIT_CPU, open files as RLIMIT_NOFILE, and optionally address space as
-  RLIMIT_AS), its stdout and stderr going through pipes that the sandbox
-  copies to the files the referee gave it, up to ``output_bytes`` each, so
-  that a bot printing megabytes has its output truncated instead of filling
-  the disk (and never sees a write error);
-- watches the bot and its descendants every 0.2 s and stops them all when
-  together they exceed the memory limit (resident set), the CPU time limit, or
-  the limit on processes and threads. Those limits are measured rather than
-  left to rlimits because RLIMIT_AS breaks runtimes that reserve address space
-  up front (the JVM, V8, Go), RLIMIT_NPROC does not bind root and counts every
-  process of the user, and RLIMIT_CPU is per process;
-- becomes the child subreaper, so the bot's orphaned children stay in reach;
-- watches its parent: when the referee dies (even by SIGKILL), it kills the
-  whole group, so no bot process outlives the referee;
-- when the bot ends, kills whatever the bot left behind in the group, says
-  on stderr (the bot's stderr file) how the bot ended, and exits with the
-  bot's exit code, 128 + the signal that killed it, or one of the EXIT_*
-  codes below when it stopped the bot at a limit.
+  RLIMIT_CPU, open files as RLIMIT_NOFILE, optionally address space as
+  RLIMIT_AS), its stdout and stderr going through pipes that the supervisor
+  copies to the files the referee gave it, up to ``output_bytes`` each;
+- every 0.2 s checks the bot's total CPU time, and whether the kernel stopped
+  it at its memory or process limit; over a limit, it stops everything;
+- becomes the child subreaper, so that the bot's orphans stay in reach;
+- watches the read end of a pipe whose write end only the referee holds
+  (``--parent-fd``): when the referee dies, even by SIGKILL, the pipe reads
+  end-of-file at once and the supervisor takes the bot down. (Not a parent
+  death signal: that fires when the *thread* that started us ends.)
+- when the bot ends, kills whatever it left behind, removes its cgroups, says
+  on stderr (the bot's stderr file) how it ended, and exits with the bot's exit
+  code, 128 + the signal that killed it, or one of the EXIT_* codes below when
+  it stopped the bot at a limit.
 
 On SIGTERM (the referee stopping the group) it waits for the bot to exit.
+
+The referee also imports this module to ask whether cgroups can be used
+(:func:`cgroup_support`).
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ import signal
 import sys
 import time
 
-#: Exit codes of the sandbox when it stopped the bot at a limit.
+#: Exit codes of the supervisor when it stopped the bot at a limit.
 EXIT_MEMORY_LIMIT = 243
 EXIT_CPU_LIMIT = 244
 EXIT_PROCESS_LIMIT = 245
@@ -54,7 +61,10 @@ _RLIMITS = {
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 _TICKS = os.sysconf("SC_CLK_TCK")
 _POLL_S = 0.05
-_WATCH_EVERY = 4  # polls between two measurements of the group
+_WATCH_EVERY = 4  # polls between two measurements of the bot
+#: The folder, inside the referee's own cgroup, that holds the bots' cgroups.
+CGROUP_PARENT = "hearts-referee"
+_CFS_PERIOD_US = 100_000
 
 
 def _read(path: str) -> bytes | None:
@@ -63,6 +73,223 @@ def _read(path: str) -> bytes | None:
             return f.read()
     except OSError:
         return None
+
+
+def _write(path: str, value: str) -> None:
+    with open(path, "w") as f:
+        f.write(value)
+
+
+# Control groups -------------------------------------------------------------------------------
+
+
+def _mounts() -> list[tuple[str, str, set[str]]]:
+    """(mount point, fs type, options) of the cgroup file systems."""
+    out = []
+    for line in (_read("/proc/self/mounts") or b"").decode(errors="replace").splitlines():
+        fields = line.split()
+        if len(fields) >= 4 and fields[2] in ("cgroup", "cgroup2"):
+            out.append((fields[1], fields[2], set(fields[3].split(","))))
+    return out
+
+
+def _own_cgroups() -> dict[str, str]:
+    """Our cgroup path per v1 controller, and under ``""`` the v2 one."""
+    out: dict[str, str] = {}
+    for line in (_read("/proc/self/cgroup") or b"").decode(errors="replace").splitlines():
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        for controller in parts[1].split(",") if parts[1] else [""]:
+            out[controller] = parts[2]
+    return out
+
+
+class Cgroup:
+    """The control groups of one bot: v2 (one folder) or v1 (one per controller)."""
+
+    def __init__(self, version: int, folders: dict[str, str]) -> None:
+        self.version = version
+        #: controller -> folder (v2: every controller -> the one folder).
+        self.folders = folders
+
+    @classmethod
+    def parents(cls) -> tuple[int, dict[str, str]] | None:
+        """(version, controller -> the writable folder that holds bots' cgroups), or None."""
+        mounts, own = _mounts(), _own_cgroups()
+        for point, kind, _ in mounts:  # v2, when it has the controllers we need
+            if kind != "cgroup2" or "" not in own:
+                continue
+            base = os.path.join(point, own[""].lstrip("/"))
+            parent = os.path.join(base, CGROUP_PARENT)
+            try:
+                available = set((_read(os.path.join(base, "cgroup.controllers")) or b"").split())
+                if not {b"memory", b"pids"} <= available:
+                    continue
+                os.makedirs(parent, exist_ok=True)
+                wanted = [c for c in (b"memory", b"pids", b"cpu") if c in available]
+                enabled = set(
+                    (_read(os.path.join(parent, "cgroup.subtree_control")) or b"").split()
+                )
+                if not set(wanted) <= enabled:
+                    _write(
+                        os.path.join(parent, "cgroup.subtree_control"),
+                        " ".join("+" + c.decode() for c in wanted),
+                    )
+                return 2, dict.fromkeys(("memory", "pids", "cpu", "cpuacct"), parent)
+            except OSError:
+                continue
+        folders: dict[str, str] = {}
+        for controller in ("memory", "pids", "cpuacct", "cpu"):
+            for point, kind, options in mounts:
+                if kind == "cgroup" and controller in options and controller in own:
+                    folders[controller] = os.path.join(
+                        point, own[controller].lstrip("/"), CGROUP_PARENT
+                    )
+                    break
+        if "memory" not in folders or "pids" not in folders:
+            return None
+        try:
+            for folder in set(folders.values()):
+                os.makedirs(folder, exist_ok=True)
+                if not os.access(folder, os.W_OK):
+                    return None
+        except OSError:
+            return None
+        return 1, folders
+
+    @classmethod
+    def create(cls, name: str, limits: dict[str, int]) -> Cgroup | None:
+        """Make the cgroup(s) ``name`` with ``limits``; None where cgroups can't be used."""
+        found = cls.parents()
+        if found is None:
+            return None
+        version, parents = found
+        folders = {c: os.path.join(p, name) for c, p in parents.items()}
+        try:
+            for folder in set(folders.values()):
+                os.makedirs(folder, exist_ok=True)
+            group = cls(version, folders)
+            group._limit(limits)
+        except OSError:
+            for folder in set(folders.values()):
+                with contextlib.suppress(OSError):
+                    os.rmdir(folder)
+            return None
+        return group
+
+    def _file(self, controller: str, name: str) -> str:
+        return os.path.join(self.folders[controller], name)
+
+    def _limit(self, limits: dict[str, int]) -> None:
+        memory = limits.get("memory_bytes") or 0
+        processes = limits.get("processes") or 0
+        percent = limits.get("cpu_percent") or 0
+        if self.version == 2:
+            if memory:
+                _write(self._file("memory", "memory.max"), str(memory))
+                with contextlib.suppress(OSError):
+                    _write(self._file("memory", "memory.swap.max"), "0")
+            if processes:
+                _write(self._file("pids", "pids.max"), str(processes))
+            if percent:
+                with contextlib.suppress(OSError):
+                    quota = percent * _CFS_PERIOD_US // 100
+                    _write(self._file("cpu", "cpu.max"), f"{quota} {_CFS_PERIOD_US}")
+            return
+        if memory:
+            _write(self._file("memory", "memory.limit_in_bytes"), str(memory))
+            with contextlib.suppress(OSError):  # only with swap accounting
+                _write(self._file("memory", "memory.memsw.limit_in_bytes"), str(memory))
+        if processes:
+            _write(self._file("pids", "pids.max"), str(processes))
+        if percent and "cpu" in self.folders:
+            with contextlib.suppress(OSError):
+                _write(self._file("cpu", "cpu.cfs_period_us"), str(_CFS_PERIOD_US))
+                _write(self._file("cpu", "cpu.cfs_quota_us"), str(percent * _CFS_PERIOD_US // 100))
+
+    def attach(self, pid: int) -> None:
+        """Move ``pid`` (the bot, before it runs) into the cgroup(s)."""
+        for folder in set(self.folders.values()):
+            _write(os.path.join(folder, "cgroup.procs"), str(pid))
+
+    def _counter(self, controller: str, name: str, key: str) -> int:
+        text = (_read(self._file(controller, name)) or b"").decode(errors="replace")
+        for line in text.splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[0] == key:
+                return int(parts[1])
+        return 0
+
+    def oom_kills(self) -> int:
+        """Processes the kernel killed at the memory limit."""
+        if self.version == 2:
+            return self._counter("memory", "memory.events", "oom_kill")
+        return self._counter("memory", "memory.oom_control", "oom_kill")
+
+    def fork_refusals(self) -> int:
+        """Forks refused at the process limit."""
+        return self._counter("pids", "pids.events", "max")
+
+    def cpu_seconds(self) -> float:
+        if self.version == 2:
+            return self._counter("cpu", "cpu.stat", "usage_usec") / 1e6
+        if "cpuacct" not in self.folders:
+            return 0.0
+        usage = _read(self._file("cpuacct", "cpuacct.usage"))
+        return int(usage or 0) / 1e9
+
+    def memory_bytes(self) -> int:
+        name = "memory.current" if self.version == 2 else "memory.usage_in_bytes"
+        return int(_read(self._file("memory", name)) or 0)
+
+    def pids(self) -> list[int]:
+        text = _read(self._file("pids", "cgroup.procs")) or b""
+        return [int(p) for p in text.split()]
+
+    def kill_all(self) -> None:
+        """SIGKILL every process in the cgroup until none is left."""
+        if self.version == 2 and os.path.exists(self._file("pids", "cgroup.kill")):
+            with contextlib.suppress(OSError):
+                _write(self._file("pids", "cgroup.kill"), "1")
+        for _ in range(50):
+            pids = self.pids()
+            if not pids:
+                return
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            _reap()
+            time.sleep(0.01)
+
+    def remove(self) -> None:
+        for folder in set(self.folders.values()):
+            for _ in range(50):
+                try:
+                    os.rmdir(folder)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    _reap()
+                    time.sleep(0.02)
+
+
+def cgroup_support() -> str:
+    """'' if bots can be given cgroups here, else why not (for the journal's warning)."""
+    found = Cgroup.parents()
+    if found is not None:
+        return ""
+    own = _own_cgroups()
+    if not own:
+        return "this system has no control groups"
+    return (
+        "no writable cgroup with the memory and pids controllers "
+        "(cgroup v2 with them delegated to this user, or v1 as root)"
+    )
+
+
+# Measuring without cgroups ------------------------------------------------------------------
 
 
 def _descendants(pid: int) -> list[int]:
@@ -99,18 +326,36 @@ def _usage(pids: list[int]) -> tuple[int, float, int]:
     return rss, ticks / _TICKS, threads
 
 
-def _over_limit(pid: int, limits: dict[str, int]) -> tuple[int, str] | None:
-    rss, cpu, threads = _usage(_descendants(pid))
+def _over_limit(pid: int, limits: dict[str, int], group: Cgroup | None) -> tuple[int, str] | None:
     memory = limits.get("memory_bytes") or 0
+    cpu_limit = limits.get("cpu_seconds") or 0
+    processes = limits.get("processes") or 0
+    if group is not None:
+        if group.oom_kills():
+            return EXIT_MEMORY_LIMIT, f"memory limit: over {memory >> 20} MiB (cgroup)"
+        if group.fork_refusals():
+            return EXIT_PROCESS_LIMIT, f"process limit: a fork refused at {processes} (cgroup)"
+        cpu = group.cpu_seconds()
+        if cpu_limit and cpu > cpu_limit:
+            return EXIT_CPU_LIMIT, f"cpu limit: {cpu:.1f} s of CPU time > {cpu_limit} s"
+        return None
+    rss, cpu, threads = _usage(_descendants(pid))
     if memory and rss > memory:
         return EXIT_MEMORY_LIMIT, f"memory limit: {rss >> 20} MiB resident > {memory >> 20} MiB"
-    cpu_limit = limits.get("cpu_seconds") or 0
     if cpu_limit and cpu > cpu_limit:
         return EXIT_CPU_LIMIT, f"cpu limit: {cpu:.1f} s of CPU time > {cpu_limit} s"
-    processes = limits.get("processes") or 0
     if processes and threads > processes:
         return EXIT_PROCESS_LIMIT, f"process limit: {threads} processes and threads > {processes}"
     return None
+
+
+# Stopping everything -----------------------------------------------------------------------
+
+
+def _reap() -> None:
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
 
 
 def _group_members(pgid: int) -> list[int]:
@@ -124,18 +369,20 @@ def _group_members(pgid: int) -> list[int]:
     return pids
 
 
-def _kill_group_but_me() -> None:
+def _kill_everything(group: Cgroup | None) -> None:
+    """Kill the bot's cgroup, our descendants (the subreaper keeps orphans ours) and our group."""
+    if group is not None:
+        group.kill_all()
     pgid = os.getpgid(0)
+    me = os.getpid()
     for _ in range(5):
-        members = _group_members(pgid)
+        members = set(_group_members(pgid)) | (set(_descendants(me)) - {me})
         if not members:
             return
         for pid in members:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-        with contextlib.suppress(ChildProcessError):
-            while os.waitpid(-1, os.WNOHANG)[0]:
-                pass
+        _reap()
         time.sleep(0.02)
 
 
@@ -157,7 +404,7 @@ class _OutputPump:
 
     def __init__(self, cap: int) -> None:
         self.cap = cap
-        self.pipes = {}  # read end -> [our fd, bytes written, truncated]
+        self.pipes: dict[int, list[int | bool]] = {}  # read end -> [our fd, written, truncated]
         self.child_ends = []
         for target in (1, 2):
             r, w = os.pipe()
@@ -175,13 +422,11 @@ class _OutputPump:
         for w in self.child_ends:
             os.close(w)
 
-    def pump(self, timeout: float) -> None:
-        """Move what is ready (waiting at most ``timeout`` s)."""
-        if not self.pipes:
-            time.sleep(timeout)
-            return
-        ready, _, _ = select.select(list(self.pipes), [], [], timeout)
-        for fd in ready:
+    def ready(self, fds: list[int]) -> None:
+        """Move what is ready on ``fds`` (from select)."""
+        for fd in fds:
+            if fd not in self.pipes:
+                continue
             try:
                 data = os.read(fd, 65536)
             except OSError:
@@ -192,30 +437,49 @@ class _OutputPump:
                 continue
             entry = self.pipes[fd]
             target, written, truncated = entry
-            room = self.cap - written
+            room = self.cap - int(written)
             if room > 0:
                 with contextlib.suppress(OSError):
-                    os.write(target, data[:room])
-                entry[1] += min(room, len(data))
+                    os.write(int(target), data[:room])
+                entry[1] = int(written) + min(room, len(data))
             if len(data) > room and not truncated:
                 entry[2] = True
                 note = f"\n[referee sandbox: output truncated at {self.cap} bytes]\n"
                 with contextlib.suppress(OSError):
-                    os.write(target, note.encode())
+                    os.write(int(target), note.encode())
 
     def drain(self) -> None:
         for _ in range(100):
             if not self.pipes:
                 return
-            self.pump(0.01)
+            ready, _, _ = select.select(list(self.pipes), [], [], 0.01)
+            self.ready(ready)
 
 
 def _say(message: str) -> None:
     print(f"referee sandbox: {message}", file=sys.stderr, flush=True)
 
 
-def _supervise(pid: int, parent: int, limits: dict[str, int], pump: _OutputPump | None) -> int:
-    """Wait for the bot; return the sandbox's exit code."""
+def _parent_gone(fd: int | None) -> bool:
+    """True once the referee's end of the watched pipe is closed (it died)."""
+    if fd is None:
+        return False
+    try:
+        return os.read(fd, 1) == b""
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+def _supervise(
+    pid: int,
+    parent_fd: int | None,
+    limits: dict[str, int],
+    pump: _OutputPump | None,
+    group: Cgroup | None,
+) -> int:
+    """Wait for the bot; return the supervisor's exit code."""
     watching = any(limits.get(k) for k in ("memory_bytes", "cpu_seconds", "processes"))
     polls = 0
     while True:
@@ -225,37 +489,42 @@ def _supervise(pid: int, parent: int, limits: dict[str, int], pump: _OutputPump 
             done, status = pid, 0
         if done == pid:
             break
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(-1, os.WNOHANG)  # reap adopted orphans
-        if os.getppid() != parent:  # the referee is gone: take everything down
-            _kill_group_but_me()
-            return 137
+        _reap()  # adopted orphans
         polls += 1
         if watching and polls % _WATCH_EVERY == 0:
-            exceeded = _over_limit(pid, limits)
+            exceeded = _over_limit(pid, limits, group)
             if exceeded:
                 code, message = exceeded
-                _kill_group_but_me()
+                _kill_everything(group)
                 if pump:
                     pump.drain()
                 _say(f"{message}; stopping the bot")
                 return code
+        fds = ([parent_fd] if parent_fd is not None else []) + (list(pump.pipes) if pump else [])
+        ready, _, _ = select.select(fds, [], [], _POLL_S) if fds else ([], [], [])
+        if parent_fd is not None and parent_fd in ready and _parent_gone(parent_fd):
+            _kill_everything(group)  # the referee is gone: take everything down
+            return 137
         if pump:
-            pump.pump(_POLL_S)
-        else:
-            time.sleep(_POLL_S)
-    _kill_group_but_me()
+            pump.ready(ready)
+    _kill_everything(group)
     if pump:
         pump.drain()
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
+    if group is not None and group.oom_kills():
+        _say(f"memory limit: the bot reached {(limits.get('memory_bytes') or 0) >> 20} MiB")
+        return EXIT_MEMORY_LIMIT
+    if os.WIFSIGNALED(status) or (os.WIFEXITED(status) and os.WEXITSTATUS(status) > 128):
+        # bwrap reports a bot killed by a signal as 128 + the signal.
+        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status) - 128
         if sig in (signal.SIGXCPU, signal.SIGKILL) and limits.get("cpu_seconds"):
             usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-            if usage.ru_utime + usage.ru_stime >= limits["cpu_seconds"]:
+            used = group.cpu_seconds() if group else usage.ru_utime + usage.ru_stime
+            if used >= limits["cpu_seconds"]:
                 _say(f"cpu limit: the bot used {limits['cpu_seconds']} s of CPU time")
                 return EXIT_CPU_LIMIT
-        _say(f"bot killed by signal {sig} ({signal.Signals(sig).name})")
-        return 128 + sig
+        with contextlib.suppress(ValueError):
+            _say(f"bot killed by signal {sig} ({signal.Signals(sig).name})")
+            return 128 + sig
     code = os.WEXITSTATUS(status)
     _say(f"bot exited with code {code}")
     return code
@@ -263,29 +532,45 @@ def _supervise(pid: int, parent: int, limits: dict[str, int], pump: _OutputPump 
 
 def main(argv: list[str]) -> int:
     limits: dict[str, int] = {}
-    parent = os.getppid()
-    if argv[:1] == ["--parent"]:
-        # The referee's pid as it knew it: if it died before we got here, we
-        # were already reparented and getppid() alone would never notice.
-        parent = int(argv[1])
-        argv = argv[2:]
-    if argv[:1] == ["--limits"]:
-        limits = json.loads(argv[1])
-        argv = argv[2:]
+    parent_fd: int | None = None
+    cgroup_name = ""
+    while argv and argv[0] != "--":
+        option, value, argv = argv[0], argv[1] if len(argv) > 1 else "", argv[2:]
+        if option == "--parent-fd":
+            parent_fd = int(value)
+        elif option == "--limits":
+            limits = json.loads(value)
+        elif option == "--cgroup":
+            cgroup_name = value
+        else:
+            argv = []
     if argv[:1] != ["--"] or len(argv) < 2:
-        _say("usage: sandbox.py [--parent PID] [--limits JSON] -- COMMAND ARGS...")
+        _say("usage: sandbox.py [--parent-fd FD] [--limits JSON] [--cgroup NAME] -- COMMAND ...")
         return 2
     command = argv[1:]
+    if parent_fd is not None:
+        os.set_blocking(parent_fd, False)
+        if _parent_gone(parent_fd):
+            return 137  # the referee died before we got here
     if os.getpgrp() != os.getpid():
         # Never share a group with the caller: the group is what gets killed.
         os.setpgid(0, 0)
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     signal.signal(signal.SIGTERM, lambda *_: None)  # the bot gets it too; wait for it
+    group = Cgroup.create(cgroup_name, limits) if cgroup_name else None
+    if cgroup_name and group is None:
+        _say("no cgroup could be made: limits are measured by polling")
     pump = _OutputPump(limits["output_bytes"]) if limits.get("output_bytes") else None
+    gate_r, gate_w = os.pipe()  # the bot waits until it is in its cgroup
     pid = os.fork()
     if pid == 0:
         try:
+            os.close(gate_w)
+            os.read(gate_r, 1)
+            os.close(gate_r)
+            if parent_fd is not None:
+                os.close(parent_fd)
             if pump:
                 pump.attach_child()
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -294,9 +579,24 @@ def main(argv: list[str]) -> int:
         except BaseException as error:
             _say(f"cannot run {command[0]!r}: {error}")
             os._exit(127)
-    if pump:
-        pump.attach_parent()
-    return _supervise(pid, parent, limits, pump)
+    os.close(gate_r)
+    try:
+        if group is not None:
+            try:
+                group.attach(pid)
+            except OSError as error:
+                _say(f"cannot join the cgroup ({error}): limits are measured by polling")
+                group.remove()
+                group = None
+        os.write(gate_w, b"x")
+        os.close(gate_w)
+        if pump:
+            pump.attach_parent()
+        return _supervise(pid, parent_fd, limits, pump, group)
+    finally:
+        _kill_everything(group)
+        if group is not None:
+            group.remove()
 
 
 if __name__ == "__main__":

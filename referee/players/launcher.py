@@ -1,23 +1,30 @@
 """Bots the referee launches as processes: start, watch, restart, always stop.
 
-Each bot runs under :mod:`referee.sandbox` in a process group of its own, with
-a scrubbed environment and its stdout and stderr appended to files of its own.
-The referee waits for the health service to say SERVING (with a start-up
-deadline), shakes hands, and from then on treats it as any gRPC bot. A bot
-that dies is restarted on a fresh port, within a restart budget. Every bot
-that was started is stopped when the referee is done (:func:`stop_all` runs
-at exit too); and the sandbox kills the group by itself if the referee dies.
+Each bot runs under the supervisor :mod:`referee.sandbox` in a process group
+of its own, with a scrubbed environment and its stdout and stderr appended to
+files of its own. By default (``sandbox="bwrap"``) the supervisor runs it in a
+bubblewrap sandbox (:mod:`referee.bwrap`) with no network, serving gRPC on a
+Unix socket (``{address}``/``{socket}`` in its command); with
+``sandbox="none"`` it runs on the host, and may serve on a TCP port
+(``{port}``). The referee waits for the health service to say SERVING (with a
+start-up deadline), shakes hands, and from then on treats it as any gRPC bot.
+A bot that dies is restarted on a fresh socket or port, within a restart
+budget. Every bot that was started is stopped when the referee is done
+(:func:`stop_all` runs at exit too); and the supervisor takes the bot down by
+itself the moment the referee's process ends, however it ends.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import itertools
 import json
 import logging
 import os
 import pathlib
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
@@ -28,29 +35,46 @@ import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from referee import bwrap
+from referee import sandbox as supervisor
 from referee.players.base import BotFault, BotInfo, FaultKind
 from referee.players.remote import BotConnection, Connection
 
-__all__ = ["LaunchedBot", "ResourceLimits", "free_port", "stop_all"]
+__all__ = [
+    "PLACEHOLDERS",
+    "LaunchedBot",
+    "ResourceLimits",
+    "command_folder",
+    "expand_command",
+    "free_port",
+    "parent_watch_fd",
+    "stop_all",
+]
 
 log = logging.getLogger(__name__)
 
-_SANDBOX = pathlib.Path(__file__).resolve().parent.parent / "sandbox.py"
+_SUPERVISOR = pathlib.Path(supervisor.__file__).resolve()
 _RUNNING: weakref.WeakSet[LaunchedBot] = weakref.WeakSet()
 #: Variables a bot gets from the referee's environment; nothing else passes.
 _PASSED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "PYTHONPATH", "JAVA_HOME")
+#: What a sandboxed bot gets instead (HOME and TMPDIR are its private tmpfs).
+_SANDBOX_ENV = ("LANG", "LC_ALL", "TZ", "JAVA_HOME")
+#: Where a bot serves: ``{port}`` (TCP, only without a sandbox), ``{address}``
+#: (``unix:/path``) or ``{socket}`` (the path alone).
+PLACEHOLDERS = ("{port}", "{address}", "{socket}")
 
 ResourceLimits = Mapping[str, int]
 
 # Statuses a client sees when the server's process dies mid-call.
 _BROKEN_STREAM = {"UNAVAILABLE", "INTERNAL", "UNKNOWN", "CANCELLED"}
 
-# The sandbox's exit codes when it stopped a bot at a limit (see referee/sandbox.py).
+# The supervisor's exit codes when it stopped a bot at a limit.
 _LIMIT_EXITS = {
-    243: FaultKind.MEMORY_LIMIT,
-    244: FaultKind.CPU_LIMIT,
-    245: FaultKind.PROCESS_LIMIT,
+    supervisor.EXIT_MEMORY_LIMIT: FaultKind.MEMORY_LIMIT,
+    supervisor.EXIT_CPU_LIMIT: FaultKind.CPU_LIMIT,
+    supervisor.EXIT_PROCESS_LIMIT: FaultKind.PROCESS_LIMIT,
 }
+_numbers = itertools.count(1)
 
 
 def free_port() -> int:
@@ -60,10 +84,20 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def expand_command(template: str | Sequence[str], port: int) -> list[str]:
-    """Split a run command and fill in ``{port}`` and ``{python}``."""
+def expand_command(
+    template: str | Sequence[str],
+    port: int | None = None,
+    *,
+    socket_path: str | os.PathLike[str] | None = None,
+) -> list[str]:
+    """Split a run command and fill in ``{port}``, ``{address}``, ``{socket}`` and ``{python}``."""
     parts = shlex.split(template) if isinstance(template, str) else list(template)
-    values = {"port": str(port), "python": sys.executable}
+    values = {"python": sys.executable}
+    if port is not None:
+        values["port"] = str(port)
+    if socket_path is not None:
+        values["address"] = f"unix:{socket_path}"
+        values["socket"] = str(socket_path)
     out = []
     for part in parts:
         for key, value in values.items():
@@ -72,8 +106,50 @@ def expand_command(template: str | Sequence[str], port: int) -> list[str]:
     return out
 
 
+def command_folder(args: Sequence[str], cwd: str | os.PathLike[str] | None) -> pathlib.Path:
+    """The folder a sandboxed command bot sees: that of the script or program it runs.
+
+    The first argument naming an existing file (other than the referee's own
+    Python) decides; relative to ``cwd``. Without one, ``cwd`` itself.
+    """
+    base = pathlib.Path(cwd or os.getcwd())
+    python = {sys.executable, os.path.realpath(sys.executable)}
+    for arg in args:
+        if arg.startswith("-") or arg in python:
+            continue
+        path = base / arg
+        if path.is_file():
+            return path.resolve().parent
+    return base.resolve()
+
+
+_watch_lock = threading.Lock()
+_watch: tuple[int, int, int] | None = None  # (pid, read end, write end)
+
+
+def parent_watch_fd() -> int:
+    """The read end of a pipe whose write end only this process holds.
+
+    A supervisor given it reads end-of-file the moment this process ends,
+    however it ends. The write end is never inherited (it is not passed to any
+    child), so no other process keeps the pipe open.
+    """
+    global _watch
+    with _watch_lock:
+        if _watch is None or _watch[0] != os.getpid():  # new after a fork
+            read, write = os.pipe()  # both close-on-exec (PEP 446)
+            _watch = (os.getpid(), read, write)
+        return _watch[1]
+
+
 class LaunchedBot(Connection):
-    """A bot process started from a command line with a ``{port}`` placeholder."""
+    """A bot process started from a command line with a ``{address}`` (or ``{port}``) placeholder.
+
+    ``sandbox`` is ``"bwrap"`` (the default: see :mod:`referee.bwrap`) or
+    ``"none"``; ``folder`` is the bot's folder (a sandboxed bot sees it
+    read-only; for a bare command, the folder of its script), ``hidden`` are
+    folders the bot must not see even inside its own (the output folder).
+    """
 
     def __init__(
         self,
@@ -88,10 +164,29 @@ class LaunchedBot(Connection):
         max_message_bytes: int = 64 * 1024,
         limits: ResourceLimits | None = None,
         env: Mapping[str, str] | None = None,
+        sandbox: str = "bwrap",
+        folder: str | os.PathLike[str] | None = None,
+        hidden: Sequence[str | os.PathLike[str]] = (),
     ) -> None:
-        if "{port}" not in (command if isinstance(command, str) else " ".join(command)):
-            raise ValueError(f"bot {name!r}: the command must contain {{port}}: {command!r}")
+        text = command if isinstance(command, str) else " ".join(command)
+        if not any(p in text for p in PLACEHOLDERS):
+            raise ValueError(
+                f"bot {name!r}: the command must contain {{address}} (or {{socket}}, or "
+                f"{{port}} without a sandbox): {command!r}"
+            )
+        if sandbox not in bwrap.SANDBOX_KINDS:
+            raise ValueError(f"bot {name!r}: sandbox must be one of {bwrap.SANDBOX_KINDS}")
+        if sandbox == "bwrap" and "{port}" in text:
+            raise ValueError(
+                f"bot {name!r}: a sandboxed bot has no network: serve on {{address}} "
+                "(a Unix socket, e.g. --address {address}) instead of {port}, "
+                "or set `sandbox: none` for a bot you trust"
+            )
         self.name = name
+        self.sandbox = sandbox
+        self.folder = pathlib.Path(folder) if folder else None
+        self.hidden = list(hidden)
+        self._tcp = "{port}" in text
         self.command = command
         self.cwd = pathlib.Path(cwd) if cwd else None
         self.log_dir = pathlib.Path(log_dir)
@@ -110,12 +205,14 @@ class LaunchedBot(Connection):
         self._generation = 0
         self._dead_reason: str | None = None
         self._closed = False
+        self._socket_dir: pathlib.Path | None = None
+        self._cgroup = ""
 
     # Life cycle ---------------------------------------------------------------
 
     @property
     def address(self) -> str | None:
-        """``127.0.0.1:PORT`` of the running process, or None."""
+        """``unix:/path`` or ``127.0.0.1:PORT`` of the running process, or None."""
         conn = self._conn
         return conn.address if conn else None
 
@@ -138,22 +235,76 @@ class LaunchedBot(Connection):
             return self.info
 
     def _env(self) -> dict[str, str]:
-        env = {k: os.environ[k] for k in _PASSED_ENV if k in os.environ}
-        env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+        if self.sandbox == "bwrap":
+            env = {k: os.environ[k] for k in _SANDBOX_ENV if k in os.environ}
+            python_bin = str(pathlib.Path(sys.executable).parent)
+            env["PATH"] = f"/usr/local/bin:/usr/bin:/bin:{python_bin}"
+        else:
+            env = {k: os.environ[k] for k in _PASSED_ENV if k in os.environ}
+            env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
         env.setdefault("LANG", "C.UTF-8")
         env["PYTHONUNBUFFERED"] = "1"
         env.update(self.extra_env)
         return env
 
+    def _where(self) -> tuple[int | None, pathlib.Path | None]:
+        """A fresh TCP port, or a fresh socket path in a folder of its own."""
+        if self._tcp:
+            return free_port(), None
+        if self._socket_dir is None or not self._socket_dir.exists():
+            self._socket_dir = bwrap.runtime_dir() / f"b{next(_numbers)}"
+            self._socket_dir.mkdir(mode=0o700)
+        path = self._socket_dir / "bot.sock"
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()  # a dead predecessor's
+        return None, path
+
+    def _argv(self, args: list[str]) -> list[str]:
+        """The supervisor's command line around the bot's ``args``."""
+        self._cgroup = f"r{os.getpid()}-{next(_numbers)}"
+        argv = [
+            sys.executable,
+            "-I",
+            str(_SUPERVISOR),
+            "--parent-fd",
+            str(parent_watch_fd()),
+            "--cgroup",
+            self._cgroup,
+        ]
+        if self.limits:
+            argv += ["--limits", json.dumps(dict(self.limits))]
+        if self.sandbox == "none":
+            return [*argv, "--", *args]
+        bwrap.check_sandbox()
+        folder = self.folder or command_folder(args, self.cwd)
+        cwd = self.cwd or pathlib.Path.cwd()
+        # Relative paths in the command are made absolute: the sandbox starts in the bot's folder.
+        args = [
+            str((cwd / a).resolve())
+            if not a.startswith("-") and (cwd / a).is_file() and "/" in a
+            else a
+            for a in args
+        ]
+        inner = bwrap.bot_command(
+            args,
+            folder=folder,
+            socket_dir=self._socket_dir if not self._tcp else None,
+            disk_bytes=int(self.limits.get("disk_bytes") or 0),
+            env=self._env(),
+            hidden=self.hidden,
+        )
+        return [*argv, "--", *inner]
+
     def _start_locked(self) -> None:
         if self._closed:
             raise BotFault(FaultKind.CRASH, f"bot {self.name!r} has been stopped")
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        port = free_port()
-        args = expand_command(self.command, port)
-        sandbox = [sys.executable, "-I", str(_SANDBOX), "--parent", str(os.getpid())]
-        if self.limits:
-            sandbox += ["--limits", json.dumps(self.limits)]
+        port, socket_path = self._where()
+        args = expand_command(self.command, port, socket_path=socket_path)
+        try:
+            argv = self._argv(args)
+        except (bwrap.SandboxUnavailable, ValueError) as error:
+            raise BotFault(FaultKind.START_FAILED, str(error)) from None
         self.starts += 1
         header = f"--- referee: start {self.starts} of {self.name}: {shlex.join(args)}\n"
         with open(self.stdout_path, "ab") as out, open(self.stderr_path, "ab") as err:
@@ -163,13 +314,14 @@ class LaunchedBot(Connection):
             err.flush()
             try:
                 self._proc = subprocess.Popen(
-                    [*sandbox, "--", *args],
+                    argv,
                     cwd=self.cwd,
                     env=self._env(),
                     stdin=subprocess.DEVNULL,
                     stdout=out,
                     stderr=err,
                     start_new_session=True,
+                    pass_fds=(parent_watch_fd(),),
                 )
             except OSError as error:
                 raise BotFault(
@@ -177,7 +329,8 @@ class LaunchedBot(Connection):
                 ) from None
         _RUNNING.add(self)
         self._generation += 1
-        conn = BotConnection(f"127.0.0.1:{port}", max_message_bytes=self.max_message_bytes)
+        address = f"127.0.0.1:{port}" if port is not None else f"unix:{socket_path}"
+        conn = BotConnection(address, max_message_bytes=self.max_message_bytes)
         try:
             conn.wait_serving(self.startup_timeout_s, alive=lambda: self._proc.poll() is None)
             info = conn.handshake(self.handshake_timeout_s)
@@ -196,7 +349,7 @@ class LaunchedBot(Connection):
             protocol_version=info.protocol_version,
         )
         self._dead_reason = None
-        log.info("bot %s serving on port %d (pid %d)", self.name, port, self._proc.pid)
+        log.info("bot %s serving on %s (pid %d)", self.name, address, self._proc.pid)
 
     def _stderr_tail(self, lines: int = 5) -> str:
         try:
@@ -298,6 +451,7 @@ class LaunchedBot(Connection):
             os.killpg(proc.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(5)
+        _remove_cgroup(self._cgroup)
 
     def close(self) -> None:
         """Stop the bot and everything it started."""
@@ -307,7 +461,23 @@ class LaunchedBot(Connection):
                 self._conn.close()
                 self._conn = None
             self._stop_process()
+            if self._socket_dir is not None:
+                shutil.rmtree(self._socket_dir, ignore_errors=True)
         _RUNNING.discard(self)
+
+
+def _remove_cgroup(name: str) -> None:
+    """Remove a bot's cgroups if its supervisor could not (it was killed)."""
+    if not name:
+        return
+    found = supervisor.Cgroup.parents()
+    if found is None:
+        return
+    version, parents = found
+    group = supervisor.Cgroup(version, {c: os.path.join(p, name) for c, p in parents.items()})
+    if any(os.path.isdir(f) for f in group.folders.values()):
+        group.kill_all()
+        group.remove()
 
 
 def stop_all() -> None:

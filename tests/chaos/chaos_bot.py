@@ -1,6 +1,6 @@
 """A bot that misbehaves at random decisions, for the chaos tournament (issue 7).
 
-    python chaos_bot.py --port {port} --modes sleep,illegal --rate 0.3 --seed 1
+    python chaos_bot.py --address {address} --modes sleep,illegal --rate 0.3 --seed 1
 
 It plays legally (a random legal card, a random pass) except that at each
 decision, with probability ``--rate``, it picks one of its ``--modes``:
@@ -166,7 +166,9 @@ def _install_abort(bot: ChaosBot) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--port", type=int, required=True)
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--port", type=int)
+    where.add_argument("--address", help="unix:/path or host:port")
     parser.add_argument("--name", default="chaos")
     parser.add_argument("--modes", default="", help=f"comma-separated: {', '.join(MODES)}")
     parser.add_argument("--rate", type=float, default=0.1)
@@ -179,9 +181,10 @@ def main() -> None:
         parser.error(f"unknown modes: {', '.join(unknown)}")
     if args.hang_at_start:
         time.sleep(10**6)
-    bot = ChaosBot(args.name, modes, args.rate, args.seed + os.getpid())
+    # Not the pid: in a sandbox (a pid namespace of its own) every process has the same one.
+    bot = ChaosBot(args.name, modes, args.rate, args.seed ^ int.from_bytes(os.urandom(8), "big"))
     _install_abort(bot)
-    serve(bot, ["--port", str(args.port)])
+    serve(bot, ["--address", args.address] if args.address else ["--port", str(args.port)])
 
 
 if __name__ == "__main__":

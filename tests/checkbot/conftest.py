@@ -20,7 +20,7 @@ BROKEN = pathlib.Path(__file__).resolve().parent / "bots" / "broken.py"
 
 def broken_bot(mode: str, *args: str) -> str:
     """The command line of the broken test bot with this defect."""
-    return " ".join([sys.executable, str(BROKEN), "--port", "{port}", "--mode", mode, *args])
+    return " ".join([sys.executable, str(BROKEN), "--address", "{address}", "--mode", mode, *args])
 
 
 class Run:

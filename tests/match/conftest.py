@@ -26,7 +26,7 @@ MISBEHAVING = pathlib.Path(__file__).resolve().parent / "bots" / "misbehaving.py
 
 def misbehaving_command(*args: str) -> str:
     """The command line that launches the misbehaving bot with these options."""
-    return " ".join([sys.executable, str(MISBEHAVING), "--port", "{port}", *args])
+    return " ".join([sys.executable, str(MISBEHAVING), "--address", "{address}", *args])
 
 
 def assert_no_process_left(pids: Sequence[int]) -> None:
@@ -129,12 +129,16 @@ def make_pool(tmp_path: pathlib.Path) -> Iterator[Any]:
     pools: list[BotPool] = []
 
     def make(
-        time_control: TimeControl | None = None, fault_policy: FaultPolicy | None = None
+        time_control: TimeControl | None = None,
+        fault_policy: FaultPolicy | None = None,
+        *,
+        sandbox: str = "bwrap",
     ) -> BotPool:
         pool = BotPool(
             log_dir=tmp_path / "bots",
             time_control=time_control or TimeControl(),
             fault_policy=fault_policy or FaultPolicy(),
+            sandbox=sandbox,
         )
         pools.append(pool)
         return pool

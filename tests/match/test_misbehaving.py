@@ -342,7 +342,8 @@ def test_launched_bot_answer_faults(tmp_path, make_pool, launched_pids) -> None:
 
 def test_crash_and_restart(tmp_path, make_pool, launched_pids) -> None:
     once = tmp_path / "crashed-once"
-    pool = make_pool(RELAXED, FaultPolicy(max_restarts=2, max_faults=5))
+    # Unsandboxed: the bot marks its crash in a file outside its folder, to crash only once.
+    pool = make_pool(RELAXED, FaultPolicy(max_restarts=2, max_faults=5), sandbox="none")
     player = pool.start(
         parse_bot(misbehaving_command("--fault", "exit", "--after", "3", "--once-file", str(once)))
     )
@@ -380,7 +381,9 @@ def test_crash_for_good_forfeits(tmp_path, make_pool, launched_pids) -> None:
 
 def test_crash_leaves_no_child_behind(tmp_path, make_pool, launched_pids) -> None:
     pids = tmp_path / "pids"
-    pool = make_pool(RELAXED, FaultPolicy(max_restarts=0, max_faults=2))
+    # Unsandboxed, so that the bot can write its pids where the test reads them (a sandboxed
+    # bot's children die with its pid namespace; tests/fairplay attacks that with daemons).
+    pool = make_pool(RELAXED, FaultPolicy(max_restarts=0, max_faults=2), sandbox="none")
     player = pool.start(
         parse_bot(
             misbehaving_command(
@@ -398,7 +401,7 @@ def test_crash_leaves_no_child_behind(tmp_path, make_pool, launched_pids) -> Non
 
 def test_bot_ignoring_sigterm_is_killed(tmp_path, make_pool, launched_pids) -> None:
     pids = tmp_path / "pids"
-    pool = make_pool()
+    pool = make_pool(sandbox="none")  # writes its pids outside its folder
     pool.start(
         parse_bot(misbehaving_command("--ignore-sigterm", "--spawn-child", "--pid-file", str(pids)))
     )

@@ -31,7 +31,7 @@ BAD_CONFIGS = [
     (
         FOUR + "colour: blue",
         "colour: unknown key; expected one of name, seed, bots, rules, schedule, time_control, "
-        "fault_policy, limits, bot_processes, concurrency, build, output, ranking",
+        "fault_policy, limits, bot_processes, bot_lifetime, sandbox, concurrency, build, output, ranking",
     ),
     ("rules: {target_score: 50}", "bots: missing; expected a mapping of bot names to bots"),
     (
@@ -113,11 +113,12 @@ BAD_CONFIGS = [
     (
         "bots: {a: random, b: random, c: random, d: nonsense}",
         "bots.d: 'nonsense' is not a bot: expected a built-in (random, heuristic), a running "
-        "bot's host:port, a command containing {port}, or a folder with a bot.yaml",
+        "bot's host:port, a command containing {address} (or {port} without a "
+        "sandbox), or a folder with a bot.yaml",
     ),
     (
         "bots: {a: random, b: random, c: random, d: 42}",
-        "bots.d: expected a built-in name, host:port, a command with {port} or a folder, got 42",
+        "bots.d: expected a built-in name, host:port, a command with {address} or a folder, got 42",
     ),
     (
         "bots: {a: random, b: random, c: random, d: {limits: {cpu_seconds: 5}}}",
@@ -227,7 +228,7 @@ def test_every_key(tmp_path: pathlib.Path) -> None:
         bots:
           a: random
           b: heuristic
-          c: "{{python}} bot.py --port {{port}}"
+          c: "{{python}} bot.py --address {{address}}"
           d: {{bot: {SAMPLE_HEURISTIC}, limits: {{memory_bytes: 512M, cpu_seconds: 60}}}}
           e: 127.0.0.1:50051
         rules:

@@ -35,7 +35,7 @@ def config(folder: pathlib.Path) -> pathlib.Path:
         seed: 12
         bots:
           h-folder: hbot
-          h-command: "{python} hbot/bot.py --port {port}"
+          h-command: "{python} hbot/bot.py --address {address}"
           r1: random
           h1: heuristic
           r2: random

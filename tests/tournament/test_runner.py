@@ -31,7 +31,7 @@ from .conftest import (
     write_config,
 )
 
-DEAD = "sh -c 'exit 3' {port}"
+DEAD = "sh -c 'exit 3' {address}"
 
 
 def run(path: pathlib.Path, **options: object):
@@ -176,13 +176,13 @@ def test_per_table_bot_processes(tmp_path: pathlib.Path) -> None:
 def test_builds_before_play_and_a_failed_build_is_left_out(tmp_path: pathlib.Path) -> None:
     good = copy_heuristic(tmp_path, "good")
     (good / "bot.yaml").write_text(
-        "name: good\nbuild: echo compiled > built.txt\nrun: '{python} bot.py --port {port}'\n"
+        "name: good\nbuild: echo compiled > built.txt\nrun: '{python} bot.py --address {address}'\n"
     )
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "bot.yaml").write_text(
         "name: bad\nbuild: \"echo compiling; echo 'error: no main' >&2; exit 2\"\n"
-        "run: ./bot --port {port}\n"
+        "run: ./bot --address {address}\n"
     )
     path = write_config(
         tmp_path,
@@ -212,7 +212,7 @@ def test_builds_before_play_and_a_failed_build_is_left_out(tmp_path: pathlib.Pat
 def test_too_few_bots_after_failed_builds(tmp_path: pathlib.Path) -> None:
     bad = tmp_path / "bad"
     bad.mkdir()
-    (bad / "bot.yaml").write_text("name: bad\nbuild: exit 1\nrun: ./bot --port {port}\n")
+    (bad / "bot.yaml").write_text("name: bad\nbuild: exit 1\nrun: ./bot --address {address}\n")
     path = write_config(tmp_path, "bots: {bad: bad, a: random, b: random, c: random}\n")
     with pytest.raises(TournamentError, match=r"only 3 bots are left after failed builds \(bad\)"):
         run(path, out_dir=tmp_path / "out")

@@ -16,7 +16,7 @@ bare                 serves no health service and no reflection, and leaves
                      ChooseMoonScoring unimplemented
 ==================  ============================================================
 
-Run:  python broken.py --port 50051 --mode pass-two
+Run:  python broken.py --address unix:/tmp/b.sock --mode pass-two
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ class Servicer(botkit._Servicer):
         return reply
 
 
-def serve_bare(bot: BrokenBot, port: int) -> None:
+def serve_bare(bot: BrokenBot, address: str) -> None:
     """A server with the HeartsBot service only (as a bot written from the .proto alone)."""
 
     class Bare(Servicer):
@@ -101,7 +101,7 @@ def serve_bare(bot: BrokenBot, port: int) -> None:
 
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
     pb_grpc.add_HeartsBotServicer_to_server(Bare(bot), server)
-    server.add_insecure_port(f"127.0.0.1:{port}")
+    server.add_insecure_port(address)
     server.start()
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -111,7 +111,9 @@ def serve_bare(bot: BrokenBot, port: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--port", type=int, required=True)
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--port", type=int)
+    where.add_argument("--address", help="unix:/path or host:port")
     parser.add_argument("--mode", choices=MODES, required=True)
     parser.add_argument("--sleep-ms", type=int, default=300)
     options = parser.parse_args()
@@ -120,10 +122,11 @@ def main() -> None:
         print("broken bot: cannot start (on purpose)", file=sys.stderr, flush=True)
         sys.exit(5)
     if options.mode == "bare":
-        serve_bare(bot, options.port)
+        serve_bare(bot, options.address or f"127.0.0.1:{options.port}")
         return
     botkit._Servicer = Servicer  # serve() builds its server with this servicer
-    botkit.serve(bot, ["--port", str(options.port)])
+    where = ["--address", options.address] if options.address else ["--port", str(options.port)]
+    botkit.serve(bot, where)
 
 
 if __name__ == "__main__":

