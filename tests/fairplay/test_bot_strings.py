@@ -35,7 +35,7 @@ from tests.helpers import wait_no_processes_in
 
 EVIL_BOT = pathlib.Path(__file__).parent / "bots" / "evil_strings.py"
 #: How the evil bot is launched (the referee fills in the placeholders).
-COMMAND = f"{{python}} {EVIL_BOT} --port {{port}}"
+COMMAND = f"{{python}} {EVIL_BOT} --address {{address}}"
 HONEST = ("r", "h1", "h2")
 #: Colour codes the referee itself writes with --color (and nothing else).
 _SGR = re.compile(r"\x1b\[[0-9;]*m")
@@ -164,7 +164,8 @@ def test_the_tournament_shows_the_bot_strings_escaped(tournament: dict[str, Any]
                     evil_faults[kind] = evil_faults.get(kind, 0) + count
             else:
                 assert bot in HONEST and faults == {}, f"{bot} was charged {faults}"
-    assert evil_faults == {"rpc_error": 1}  # its one error answer, in one process
+    # One error answer per bot process (a process may serve one game or all four).
+    assert set(evil_faults) == {"rpc_error"} and 1 <= evil_faults["rpc_error"] <= 4
 
 
 def test_the_logs_hold_the_strings_made_printable(tournament: dict[str, Any]) -> None:
@@ -176,8 +177,8 @@ def test_the_logs_hold_the_strings_made_printable(tournament: dict[str, Any]) ->
         assert seat["author"] == printable("mallory" + ATTACKS + SCRIPT, 128)
         assert seat["language"] == printable("Py\nthon\r\x1b[2J\u202e" + SCRIPT, 32)
         fault_messages += [r["fault"]["message"] for r in records if "fault" in r]
-    assert len(fault_messages) == 1
-    (message,) = fault_messages
+    assert 1 <= len(fault_messages) <= 4 and len(set(fault_messages)) == 1
+    message = fault_messages[0]
     assert message.startswith("PlayCard: UNKNOWN: ") and len(message) <= 340
     assert printable(message, 1000) == message and "\\x1b[2J" in message
 
