@@ -129,6 +129,8 @@ class FolderReport:
     standings_checked: str | None = None
     #: The key the folder was authenticated with (a path, or "the key given"); None if none.
     authenticated_with: str | None = None
+    #: Game ids of the journal lines refused (their MAC failed).
+    refused_games: set[str] = dataclasses.field(default_factory=set)
 
     @property
     def all_problems(self) -> list[Discrepancy]:
@@ -799,7 +801,7 @@ def verify_folder(
         _check_sealed_facts(root, state, everything, report)
         _check_schedule(root, state, key, entries, report)
     _unjournaled_logs(root, seen, report)
-    _schedule_note(root, len(seen), report)
+    _schedule_note(root, len(seen.keys() | report.refused_games - {""}), report)
     if key is not None and not report.ok:
         report.notes.append("standings not checked: the folder failed authentication")
     else:
@@ -926,6 +928,7 @@ def _read_journal(
                         Discrepancy(path=str(path), line=number, message=f"refused: {error}")
                     )
                     previous = seal.line_mac(raw) or previous
+                    report.refused_games.add(_game_id_of(raw))
                     continue
             try:
                 entry = json.loads(raw)
@@ -938,6 +941,15 @@ def _read_journal(
             if isinstance(entry, dict):
                 entries.append((number, entry))
     return entries
+
+
+def _game_id_of(raw: bytes) -> str:
+    """The game id a journal line claims (for the notes only), or ""."""
+    try:
+        entry = json.loads(raw)
+    except ValueError:
+        return ""
+    return str(entry.get("game_id", "")) if _is_game_entry(entry) else ""
 
 
 def _check_sealed_facts(
@@ -1080,7 +1092,8 @@ def _unjournaled_logs(root: pathlib.Path, seen: dict[str, int], report: FolderRe
     games = root / GAMES_DIR
     if not games.is_dir():
         return
-    extra = sorted(p.name for p in games.glob("*.jsonl") if p.stem not in seen)
+    known = seen.keys() | report.refused_games
+    extra = sorted(p.name for p in games.glob("*.jsonl") if p.stem not in known)
     if extra:
         shown = ", ".join(extra[:5]) + (" ..." if len(extra) > 5 else "")
         report.notes.append(
