@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
 from referee import __version__, procfs, seal
-from referee.bots import BotPool, BotSpec, DeadPlayer, build_bot
+from referee.bots import BotPool, BotSpec, BotSupply, DeadPlayer, build_bot
 from referee.config import TournamentConfig
 from referee.match import GameRecord, GameSpec, play_game
 from referee.players import Player
@@ -560,6 +560,22 @@ class _SharedBots:
         self.pool.close()
 
 
+class _SupplyBots:
+    """Bots for games played in threads, from a :class:`BotSupply` (fresh processes per game)."""
+
+    def __init__(self, supply: BotSupply) -> None:
+        self.supply = supply
+
+    def players(self, game: ScheduledGame) -> list[Player]:
+        return self.supply.players(game.game_id, game.table, game.bots)
+
+    def release(self, game: ScheduledGame) -> None:
+        self.supply.release(game.game_id)
+
+    def close(self) -> None:
+        self.supply.close()
+
+
 class _TableEntry:
     def __init__(self, games_left: int) -> None:
         self.lock = threading.Lock()
@@ -641,76 +657,92 @@ class _TableBots:
 _WORKER: dict[str, Any] = {}
 
 
-def _worker_init(
-    specs: dict[str, BotSpec],
-    broken: dict[str, str],
-    log_dir: str,
-    make_pool: tuple[Any, Any, Any],
-    counter: Any,
-) -> None:
-    """Set up a game worker process: its own bots, started when first needed.
+@dataclasses.dataclass(frozen=True)
+class _WorkerSettings:
+    """What a worker process needs to start its bots (plain, picklable data)."""
+
+    specs: dict[str, BotSpec]
+    broken: dict[str, str]
+    log_dir: str
+    time_control: Any
+    fault_policy: Any
+    limits: Any
+    sandbox: str
+    hidden: tuple[str, ...]
+    lifetime: str
+    #: The referee's pid: the worker dies with it.
+    parent: int
+
+
+def _die_with_parent(parent: int) -> None:
+    """End this process the moment ``parent`` ends, however it ends.
+
+    Two layers: the kernel's parent-death signal (set, then checked against a
+    parent that died before it was set), and a thread blocked on a pidfd of
+    the parent, which does not depend on which of the parent's threads
+    started us.
+    """
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        os._exit(1)  # the referee died before we got here
+    try:
+        pidfd = os.pidfd_open(parent)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:
+        os._exit(1)
+
+    def watch() -> None:
+        import select
+
+        select.select([pidfd], [], [])
+        os._exit(1)  # our bots' supervisors see this process end and stop them
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _worker_init(settings: _WorkerSettings, counter: Any) -> None:
+    """Set up a game worker process: its own bots, started before its first game.
 
     The worker ignores Ctrl-C (the main process decides when to stop) and dies
     with the main process, even when that is killed with SIGKILL; its bots'
-    sandboxes then take the bots down.
+    supervisors then take the bots down.
     """
-    import ctypes
     import multiprocessing.util
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-    time_control, fault_policy, limits = make_pool
+    _die_with_parent(settings.parent)
     with counter.get_lock():
         counter.value += 1
         index = counter.value
     pool = BotPool(
-        log_dir=pathlib.Path(log_dir) / f"w{index}",
-        time_control=time_control,
-        fault_policy=fault_policy,
-        limits=limits,
+        log_dir=pathlib.Path(settings.log_dir) / f"w{index}",
+        time_control=settings.time_control,
+        fault_policy=settings.fault_policy,
+        limits=settings.limits,
+        sandbox=settings.sandbox,
+        hidden=settings.hidden,
     )
-    _WORKER.update(
-        specs=specs,
-        broken=broken,
-        pool=pool,
-        players={},
-        lock=threading.Lock(),
-        events=[],
-        index=index,
+    events: list[dict[str, Any]] = []
+    supply = BotSupply(
+        pool,
+        settings.specs,
+        lifetime=settings.lifetime,
+        broken=settings.broken,
+        on_event=lambda event: events.append({**event, "worker": index}),
     )
-    multiprocessing.util.Finalize(None, pool.close, exitpriority=10)
-    for name in specs:  # start every bot now, not during the first games
-        _worker_player(name, _WORKER["events"])
-
-
-def _worker_player(name: str, events: list[dict[str, Any]]) -> Player:
-    players: dict[str, Player] = _WORKER["players"]
-    with _WORKER["lock"]:
-        if name in players:
-            return players[name]
-        worker = {"worker": _WORKER["index"]}
-        if name in _WORKER["broken"]:
-            reason = _WORKER["broken"][name]
-            players[name] = DeadPlayer(name, reason)
-            events.append({"bot": name, "status": "build_failed", "reason": reason, **worker})
-            return players[name]
-        pool: BotPool = _WORKER["pool"]
-        player = players[name] = pool.start_or_stand_in(_WORKER["specs"][name])
-        if name in pool.failures:
-            events.append(
-                {"bot": name, "status": "start_failed", "reason": pool.failures[name], **worker}
-            )
-        else:
-            events.append(
-                {"bot": name, "status": "started", "info": player.info.to_dict(), **worker}
-            )
-        return player
+    _WORKER.update(supply=supply, events=events, index=index)
+    multiprocessing.util.Finalize(None, supply.close, exitpriority=10)
+    supply.warm_up(settings.specs)  # start every bot now, not during the first games
 
 
 def _worker_events() -> list[dict[str, Any]]:
     """The bot events of this worker not yet reported (and forget them)."""
-    events, _WORKER["events"] = _WORKER["events"], []
+    events = list(_WORKER["events"])
+    del _WORKER["events"][: len(events)]
     return events
 
 
@@ -722,8 +754,12 @@ def _worker_ready() -> list[dict[str, Any]]:
 
 def _worker_play(spec: GameSpec, log_path: str) -> tuple[GameRecord, list[dict[str, Any]]]:
     """Play one game in a worker process; returns its record and the bot events."""
-    players = [_worker_player(name, _WORKER["events"]) for name in spec.bots]
-    return play_game(spec, players, log_path), _worker_events()
+    supply: BotSupply = _WORKER["supply"]
+    players = supply.players(spec.game_id, spec.meta.get("table"), spec.bots)
+    try:
+        return play_game(spec, players, log_path), _worker_events()
+    finally:
+        supply.release(spec.game_id)
 
 
 class _WorkerBots:
@@ -733,32 +769,19 @@ class _WorkerBots:
     the cores; the price is a copy of every launched bot per worker.
     """
 
-    def __init__(
-        self,
-        concurrency: int,
-        specs: Sequence[BotSpec],
-        broken: Mapping[str, str],
-        log_dir: pathlib.Path,
-        pool_settings: tuple[Any, Any, Any],
-        on_bot: BotEvent,
-    ) -> None:
+    def __init__(self, concurrency: int, settings: _WorkerSettings, on_bot: BotEvent) -> None:
         import multiprocessing
 
         self.on_bot = on_bot
         # Spawned, not forked: the referee's gRPC threads must not be forked.
         context = multiprocessing.get_context("spawn")
         counter = context.Value("i", 0)  # numbers the workers: bots/w1, bots/w2, ...
+        # The workers are all spawned here, by the warm-up tasks, from this thread.
         self._executor = concurrent.futures.ProcessPoolExecutor(
             concurrency,
             mp_context=context,
             initializer=_worker_init,
-            initargs=(
-                {s.name: s for s in specs},
-                dict(broken),
-                str(log_dir),
-                pool_settings,
-                counter,
-            ),
+            initargs=(settings, counter),
         )
         # Start the workers (and so their bots) before play, one warm-up task each.
         warm_ups = [self._executor.submit(_worker_ready) for _ in range(concurrency)]
@@ -899,7 +922,7 @@ class Tournament:
         self.stop = threading.Event()
         self.run_number = 1
         self._journal: Journal | None = None
-        self._bots: _SharedBots | _TableBots | _WorkerBots | None = None
+        self._bots: _SharedBots | _TableBots | _SupplyBots | _WorkerBots | None = None
         self._scheduled = 0
         self._errors: list[str] = []
 
@@ -1022,7 +1045,13 @@ class Tournament:
         try:
             futures = {
                 executor.submit(
-                    build_bot, group[0], self.layout.builds, timeout_s=self.config.build.timeout_s
+                    build_bot,
+                    group[0],
+                    self.layout.builds,
+                    timeout_s=self.config.build.timeout_s,
+                    sandbox=self.config.sandbox,
+                    disk_bytes=self.config.limits.disk_bytes,
+                    hidden=[self.layout.root],
                 ): group
                 for group in folders.values()
             }
@@ -1077,6 +1106,8 @@ class Tournament:
     def _make_pool(self, log_dir: pathlib.Path) -> BotPool:
         return BotPool(
             log_dir=log_dir,
+            sandbox=self.config.sandbox,
+            hidden=[self.layout.root],
             time_control=self.config.time_control,
             fault_policy=self.config.fault_policy,
             limits=self.config.limits,
@@ -1095,13 +1126,34 @@ class Tournament:
     def _start_bots(self, todo: Sequence[ScheduledGame], broken: Mapping[str, str]) -> None:
         needed = {b for g in todo for b in g.bots}
         specs = [s for s in self.config.bots if s.name in needed]
+        lifetime = self.config.bot_lifetime
         if self.config.bot_processes == "per_worker":
-            settings = (self.config.time_control, self.config.fault_policy, self.config.limits)
-            self._bots = _WorkerBots(
-                self.concurrency, specs, broken, self.layout.bots, settings, self._on_bot
+            settings = _WorkerSettings(
+                specs={s.name: s for s in specs},
+                broken=dict(broken),
+                log_dir=str(self.layout.bots),
+                time_control=self.config.time_control,
+                fault_policy=self.config.fault_policy,
+                limits=self.config.limits,
+                sandbox=self.config.sandbox,
+                hidden=(str(self.layout.root),),
+                lifetime=lifetime,
+                parent=os.getpid(),
             )
+            self._bots = _WorkerBots(self.concurrency, settings, self._on_bot)
             return
-        if self.config.bot_processes == "per_table":
+        if lifetime == "game":
+            supply = BotSupply(
+                self._make_pool(self.layout.bots),
+                {s.name: s for s in specs},
+                lifetime="game",
+                broken=broken,
+                on_event=lambda event: self._on_bot(**event),
+            )
+            supply.warm_up(s.name for s in specs)
+            self._bots = _SupplyBots(supply)
+            return
+        if self.config.bot_processes == "per_table" or lifetime == "table":
             self._bots = _TableBots(
                 self._make_pool,
                 {s.name: s for s in specs},
