@@ -2,6 +2,7 @@
 // hearts.v1.HeartsBot service, health, reflection and clean shutdown.
 // The decisions themselves are in strategy.ts.
 
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -22,9 +23,10 @@ const BOT_LANGUAGE = 'TypeScript';
 const PROTOCOL_VERSION = 1;
 const SERVICE_NAME = 'hearts.v1.HeartsBot';
 
-// The proto is read at run time from the repository, relative to this file
-// (dist/main.js -> ../../../proto), not to the working directory.
-const PROTO_ROOT = path.resolve(__dirname, '..', '..', '..', 'proto');
+// The proto is read at run time from the kit's own copy (proto/, kept
+// identical to the repository's by scripts/sync_kit_protos.py), found relative
+// to this file (dist/main.js -> ../proto), not to the working directory.
+const PROTO_ROOT = path.resolve(__dirname, '..', 'proto');
 const HEARTS_PROTO = 'hearts/v1/hearts.proto';
 
 // Must match the options given to proto-loader-gen-types in package.json
@@ -39,14 +41,20 @@ function log(message: string): void {
   process.stderr.write(`[${BOT_NAME}] ${message}\n`);
 }
 
-function parseCommandLine(): { host: string; port: number } {
-  const usage = `usage: node dist/main.js --port PORT [--host HOST]`;
+/**
+ * Where to serve, as a gRPC address: --address as given (unix:/abs/path.sock,
+ * as the referee gives a sandboxed bot, or host:port), or --port with --host.
+ */
+function parseCommandLine(): string {
+  const usage =
+    'usage: node dist/main.js --address unix:/path/bot.sock | --address HOST:PORT | --port PORT [--host HOST]';
   let values;
   try {
     ({ values } = parseArgs({
       options: {
+        address: { type: 'string' },
         port: { type: 'string' },
-        host: { type: 'string', default: '127.0.0.1' },
+        host: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -58,12 +66,36 @@ function parseCommandLine(): { host: string; port: number } {
     process.stdout.write(`${usage}\n`);
     process.exit(0);
   }
-  const port = Number(values.port);
-  if (values.port === undefined || !Number.isInteger(port) || port < 0 || port > 65535) {
-    log(`--port PORT is required (0..65535)\n${usage}`);
+  if ((values.address === undefined) === (values.port === undefined) || (values.address && values.host)) {
+    log(`give either --address, or --port [--host]\n${usage}`);
     process.exit(2);
   }
-  return { host: values.host ?? '127.0.0.1', port };
+  if (values.address !== undefined) {
+    return values.address;
+  }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    log(`bad port: ${values.port}\n${usage}`);
+    process.exit(2);
+  }
+  const host = values.host ?? '127.0.0.1';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/** The socket path of a gRPC unix: address (unix:/abs/path, unix:///abs/path), or null. */
+function unixPath(address: string): string | null {
+  if (address.startsWith('unix://')) return address.slice('unix://'.length);
+  if (address.startsWith('unix:')) return address.slice('unix:'.length);
+  return null;
+}
+
+/** A socket file left at the path by an earlier run would make the bind fail. */
+function removeStaleSocket(socketPath: string): void {
+  try {
+    if (fs.lstatSync(socketPath).isSocket()) fs.unlinkSync(socketPath);
+  } catch {
+    // nothing there
+  }
 }
 
 /** Wraps a unary handler so that an exception becomes a logged fallback answer. */
@@ -122,7 +154,7 @@ const handlers: HeartsBotHandlers = {
 };
 
 function main(): void {
-  const { host, port } = parseCommandLine();
+  const address = parseCommandLine();
 
   const server = new grpc.Server();
   const health = new HealthImplementation({ '': 'SERVING', [SERVICE_NAME]: 'SERVING' });
@@ -162,13 +194,16 @@ function main(): void {
   });
   new ReflectionService({ ...heartsDefinition, ...healthDefinition }).addToServer(server);
 
-  const address = host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
+  const socketPath = unixPath(address);
+  if (socketPath !== null) removeStaleSocket(socketPath);
   server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, boundPort) => {
     if (err) {
       log(`cannot listen on ${address}: ${err.message}`);
       process.exit(1);
     }
-    log(`${BOT_NAME} ${BOT_VERSION} serving ${SERVICE_NAME} on ${host}:${boundPort}`);
+    // With port 0 the port is picked now; a unix: address is served as given.
+    const served = socketPath !== null ? address : address.replace(/:\d+$/, `:${boundPort}`);
+    log(`${BOT_NAME} ${BOT_VERSION} serving ${SERVICE_NAME} on ${served}`);
   });
 }
 
