@@ -932,6 +932,7 @@ class Tournament:
         """The folder's state: resumed, or new (moving an old folder aside if fresh)."""
         root, config = self.layout.root, self.config
         digest = config.digest()
+        given = self._given_key()  # before --fresh moves a folder (and maybe that key) aside
         # A key alone is what a first run leaves if it dies before tournament.json is saved.
         if root.exists() and any(not seal.is_key_file(p.name) for p in root.iterdir()):
             if self.fresh:
@@ -945,12 +946,12 @@ class Tournament:
                 state = TournamentState.load(self.layout.state)
                 if state.config_hash != digest:
                     raise TournamentError(_changed_message(root, state, config))
-                self._key = self._resume_key(state)
+                self._key = self._resume_key(state, given)
                 state.ranking = config.ranking
                 state.save(self.layout.state)
                 return state
         root.mkdir(parents=True, exist_ok=True)
-        self._key = self._new_key()
+        self._key = self._new_key(given)
         state = TournamentState(
             name=config.name,
             config_hash=digest,
@@ -972,10 +973,9 @@ class Tournament:
         except seal.SealError as error:
             raise TournamentError(f"--key-file: {error}") from None
 
-    def _new_key(self) -> bytes:
+    def _new_key(self, given: bytes | None) -> bytes:
         """The key of a new folder: ``--key-file``'s copied in, else a new random one."""
         path = self.layout.root / seal.KEY_NAME
-        given = self._given_key()
         try:
             key = seal.create_key(path, given)
         except seal.SealError as error:
@@ -986,7 +986,7 @@ class Tournament:
             raise TournamentError(_key_mismatch(path, self.key_file))
         return key
 
-    def _resume_key(self, state: TournamentState) -> bytes:
+    def _resume_key(self, state: TournamentState, given: bytes | None) -> bytes:
         """The key of the tournament being resumed: the folder's, or ``--key-file``'s put back."""
         root = self.layout.root
         path = root / seal.KEY_NAME
@@ -995,7 +995,6 @@ class Tournament:
                 f"{root} holds a tournament of an older referee, made without a key; finish it "
                 "with that referee, or use --fresh to move it aside and start over"
             )
-        given = self._given_key()
         try:
             own = seal.folder_key(root)
         except seal.SealError as error:

@@ -215,6 +215,32 @@ def test_a_lost_key_stops_a_resume_until_it_is_given_back(tmp_path: pathlib.Path
     assert stat.S_IMODE((out / "key").stat().st_mode) == 0o600
 
 
+def test_fresh_with_the_folders_own_key_deals_again_the_same(tmp_path: pathlib.Path) -> None:
+    path = write_config(tmp_path, CONFIG)
+    out = tmp_path / "out"
+    run(path, out)
+    before = journal_games(out / "journal.jsonl")
+    key = (out / "key").read_bytes()
+    result = cli_run("tournament", path, "--out", out, "--fresh", "--key-file", out / "key", "-q")
+    assert result.exit_code == 0, result.output
+    assert (out / "key").read_bytes() == key
+    assert journal_games(out / "journal.jsonl") == before
+
+
+def test_a_folder_of_an_older_referee_is_not_resumed(tmp_path: pathlib.Path) -> None:
+    path = write_config(tmp_path, CONFIG)
+    out = tmp_path / "out"
+    run(path, out)
+    state = json.loads((out / "tournament.json").read_text())
+    state["version"] = 1
+    del state["key_id"]
+    (out / "tournament.json").write_text(json.dumps(state))
+    (out / "key").unlink()
+    with pytest.raises(TournamentError, match="a tournament of an older referee, made without"):
+        run(path, out)
+    assert cli_run("verify", "--no-key", out).exit_code == 0
+
+
 # Forgeries --------------------------------------------------------------------------------
 
 
