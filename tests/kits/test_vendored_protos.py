@@ -54,7 +54,15 @@ def test_kit_build_files_do_not_reach_outside_the_kit(kit: str) -> None:
     offenders = []
     for path in folder.rglob("*"):
         parts = set(path.relative_to(folder).parts)
-        if not path.is_file() or parts & {"node_modules", "target", "build", "bin", "dist", "gen"}:
+        if not path.is_file() or parts & {
+            "node_modules",
+            "target",
+            "build",
+            "bin",
+            "dist",
+            "gen",
+            "generated",
+        }:
             continue
         if path.suffix in {".md", ".proto"}:
             continue

@@ -11,7 +11,7 @@
 // Every request carries all the bot may know (hand, tricks so far, scores,
 // legal moves...), so these functions keep no state: the server may call them
 // for several games and seats at once. The request and card types are
-// generated at build time from ../../proto/hearts/v1/hearts.proto (field names
+// generated at build time from proto/hearts/v1/hearts.proto (field names
 // as in the proto, e.g. req.legal_moves).
 //
 // The referee checks every answer: a card outside legal_moves or a bad pass
