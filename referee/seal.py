@@ -90,13 +90,13 @@ def load_key(path: str | os.PathLike[str]) -> bytes:
     path = pathlib.Path(path)
     try:
         info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise SealError("the key is not a regular file", path)
         text = path.read_bytes()
     except FileNotFoundError:
         raise SealError("no such key file", path) from None
     except OSError as error:
         raise SealError(f"cannot read the key file: {error.strerror}", path) from None
-    if not stat.S_ISREG(info.st_mode):
-        raise SealError("the key is not a regular file", path)
     mode = stat.S_IMODE(info.st_mode)
     if mode & 0o077:
         raise SealError(
