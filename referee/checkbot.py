@@ -41,7 +41,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2
 
 from referee import __version__, protocol
-from referee.bots import BotSpec, build_bot
+from referee.bots import BotPool, BotSpec, build_bot
 from referee.engine import (
     HEARTS,
     QUEEN_OF_SPADES,
@@ -70,12 +70,11 @@ from referee.players import (
     BotInfo,
     Connection,
     FaultKind,
-    LaunchedBot,
     RemotePlayer,
     builtin_player,
 )
 from referee.players.remote import handshake_info
-from referee.policy import FaultPolicy, TimeControl
+from referee.policy import FaultPolicy, Limits, TimeControl
 from referee.safetext import printable
 
 __all__ = ["CHECKS", "CheckResult", "Report", "Status", "check_bot"]
@@ -614,8 +613,14 @@ class _Checker:
         build: bool,
         full_game: bool,
         progress: Callable[[str], None],
+        limits: Limits | None = None,
+        sandbox: str = "bwrap",
     ) -> None:
         self.spec = spec
+        #: A tournament's defaults unless given: the bot is started as a tournament starts it.
+        self.limits = limits or Limits()
+        self.sandbox = sandbox
+        self.pool: BotPool | None = None
         self.out_dir = out_dir
         self.move_time_ms = move_time_ms
         self.startup_timeout_s = startup_timeout_s
@@ -675,6 +680,8 @@ class _Checker:
             if self.conn is not None:
                 with contextlib.suppress(Exception):
                     self.conn.close()
+            if self.pool is not None:
+                self.pool.close()
 
     def prepare(self) -> bool:
         """Build and start the bot; False if the remaining checks cannot run."""
@@ -685,7 +692,13 @@ class _Checker:
             return False
         if spec.build and self.build:
             self.progress(f"building {spec.name}: {spec.build}")
-            built = build_bot(spec, self.out_dir / "builds")
+            built = build_bot(
+                spec,
+                self.out_dir / "builds",
+                sandbox=self.sandbox,
+                disk_bytes=self.limits.disk_bytes,
+                hidden=[self.out_dir],
+            )
             if not built.ok:
                 tail = built.tail.splitlines()[-8:]
                 self.result(
@@ -717,20 +730,22 @@ class _Checker:
                 what = f"answering at {spec.address}"
             else:
                 assert spec.command is not None
-                bot = LaunchedBot(
-                    spec.name,
-                    spec.command,
-                    cwd=spec.cwd,
+                # The tournament's own start-up: the same sandbox, limits and deadlines.
+                self.pool = BotPool(
                     log_dir=self.out_dir / "bots",
-                    startup_timeout_s=self.startup_timeout_s,
-                    handshake_timeout_s=max(tc.notify_timeout_ms / 1000, 5.0),
-                    max_restarts=3,
-                    limits=spec.limits,
+                    time_control=tc,
+                    fault_policy=FaultPolicy(max_restarts=3),
+                    limits=self.limits,
+                    sandbox=self.sandbox,
+                    hidden=[self.out_dir],
                 )
+                logs = self.pool.log_dir
+                self.logs = [str(logs / f"{spec.name}.{s}.log") for s in ("stdout", "stderr")]
+                player = self.pool.launch(spec)
+                bot = player.connection  # type: ignore[attr-defined]
                 self.conn = bot
-                self.logs = [str(bot.stdout_path), str(bot.stderr_path)]
-                bot.start()
-                what = f"serving (pid {bot.pid})"
+                sandboxed = (spec.sandbox or self.sandbox) == "bwrap"
+                what = f"serving (pid {bot.pid}{', sandboxed' if sandboxed else ', no sandbox'})"
         except BotFault as fault:
             if fault.kind == FaultKind.HANDSHAKE:
                 self.result("start", Status.PASS, "serving; the handshake was refused")
@@ -1399,8 +1414,14 @@ def check_bot(
     build: bool = True,
     full_game: bool = True,
     progress: Callable[[str], None] | None = None,
+    limits: Limits | None = None,
+    sandbox: str = "bwrap",
 ) -> Report:
-    """Run every check on the bot ``spec`` and return the report (never raises on bot faults)."""
+    """Run every check on the bot ``spec`` and return the report (never raises on bot faults).
+
+    A launched bot is built and started as a tournament does it: in the same
+    sandbox, with the same limits (a tournament's defaults unless given).
+    """
     out = pathlib.Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -1413,6 +1434,8 @@ def check_bot(
         build=build,
         full_game=full_game,
         progress=progress or (lambda _message: None),
+        limits=limits,
+        sandbox=sandbox,
     )
     try:
         checker.run()

@@ -165,6 +165,7 @@ class Cgroup:
         if found is None:
             return None
         version, parents = found
+        _sweep(parents)
         folders = {c: os.path.join(p, name) for c, p in parents.items()}
         try:
             for folder in set(folders.values()):
@@ -273,6 +274,20 @@ class Cgroup:
                 except OSError:
                     _reap()
                     time.sleep(0.02)
+
+
+def _sweep(parents: dict[str, str]) -> None:
+    """Remove the empty cgroups of referees that died (``r<pid>-<n>``, pid gone)."""
+    for parent in set(parents.values()):
+        try:
+            names = os.listdir(parent)
+        except OSError:
+            continue
+        for name in names:
+            pid = name[1:].partition("-")[0]
+            if name.startswith("r") and pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+                with contextlib.suppress(OSError):
+                    os.rmdir(os.path.join(parent, name))  # only if empty
 
 
 def cgroup_support() -> str:

@@ -165,6 +165,8 @@ class Standings:
     bots: tuple[BotStanding, ...]
     #: head_to_head[a][b]: how a fared against b.
     head_to_head: Mapping[str, Mapping[str, HeadToHead]]
+    #: Launched bots that ran without a sandbox (``sandbox: none``): trusted, not isolated.
+    unsandboxed: tuple[str, ...] = ()
 
     @property
     def complete(self) -> bool:
@@ -181,6 +183,7 @@ class Standings:
             "games_scheduled": self.games_scheduled,
             "complete": self.complete,
             "bots": [b.to_dict() for b in self.bots],
+            "unsandboxed": list(self.unsandboxed),
             "head_to_head": {
                 a: {b: dataclasses.asdict(h) for b, h in row.items()}
                 for a, row in self.head_to_head.items()
@@ -315,6 +318,7 @@ def compute_standings(
     ranking: str = "points",
     name: str = "",
     games_scheduled: int | None = None,
+    unsandboxed: Sequence[str] = (),
 ) -> Standings:
     """Standings from journal ``entries`` (game and bot entries; others are ignored).
 
@@ -345,6 +349,7 @@ def compute_standings(
         games_scheduled=games_scheduled,
         bots=ranked,
         head_to_head=table,
+        unsandboxed=tuple(unsandboxed),
     )
 
 
@@ -532,6 +537,13 @@ def render(standings: Standings, fmt: str = "table") -> str:
         ("## " if markdown else "") + _title(standings),
         tabulate(rows, headers=_HEADERS, tablefmt=style, disable_numparse=True),
         *(f"[{n}] {bot}: {text}" for n, (bot, text) in enumerate(notes, start=1)),
+        *(
+            [
+                f"Not sandboxed (sandbox: none, trusted): {', '.join(map(_name, standings.unsandboxed))}"
+            ]
+            if standings.unsandboxed
+            else []
+        ),
         "",
         ("## " if markdown else "")
         + "Head to head: how often the row's bot finished ahead of the column's (ties half; games)",

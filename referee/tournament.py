@@ -44,7 +44,8 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
-from referee import __version__, procfs, seal
+from referee import __version__, bwrap, procfs, seal
+from referee import sandbox as supervisor
 from referee.bots import BotPool, BotSpec, BotSupply, DeadPlayer, build_bot
 from referee.config import TournamentConfig
 from referee.match import GameRecord, GameSpec, play_game
@@ -414,6 +415,11 @@ def load_standings(
         ranking=ranking or state.ranking,
         name=state.name,
         games_scheduled=state.games_scheduled,
+        unsandboxed=[
+            name
+            for name, bot in state.config.get("bots", {}).items()
+            if isinstance(bot, dict) and bot.get("sandbox") == "none"
+        ],
     )
 
 
@@ -1327,7 +1333,25 @@ class Tournament:
                 self.progress.add(entry, this_run=False)
         return done
 
+    def _check_isolation(self) -> str:
+        """Refuse to start when sandboxed bots can't be sandboxed here; a warning if no cgroups."""
+        launched = [s for s in self.config.bots if s.command]
+        if any(s.sandbox == "bwrap" for s in launched):
+            try:
+                bwrap.check_sandbox()
+            except bwrap.SandboxUnavailable as error:
+                raise TournamentError(f"{self.config.path}: {error}") from None
+        reason = supervisor.cgroup_support() if launched else ""
+        if reason:
+            return (
+                f"bot limits are measured by polling, not enforced by cgroups ({reason}): "
+                "memory a bot holds in its tmpfs or /dev/shm is not counted, and a short "
+                "burst over a limit can go unseen"
+            )
+        return ""
+
     def _run(self, signals: _StopSignals) -> RunResult:
+        warning = self._check_isolation()
         state = self._open_folder()
         participants, broken = self._participants(state)
         schedule = self._schedule(participants, state.seed)
@@ -1347,6 +1371,12 @@ class Tournament:
                 **state.sealed_facts(),
             }
         )
+        if warning:
+            self._journal.append({"type": "warning", "run": self.run_number, "message": warning})
+            self.echo(f"warning: {warning}")
+        unsandboxed = self.config.unsandboxed
+        if unsandboxed:
+            self.echo(f"not sandboxed (sandbox: none): {', '.join(unsandboxed)}")
         todo = [g for g in schedule.games if g.game_id not in done]
         self._describe(schedule, len(todo), state.seed)
         finished = True

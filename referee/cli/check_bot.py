@@ -12,6 +12,7 @@ import click
 
 from referee.bots import BotSpecError, parse_bot
 from referee.checkbot import check_bot as run_checks
+from referee.cli.options import check_sandbox_or_fail, sandbox_option
 
 
 @click.command("check-bot")
@@ -64,6 +65,7 @@ from referee.checkbot import check_bot as run_checks
     show_default=True,
     help="End with a full game through the match runner.",
 )
+@sandbox_option
 def check_bot(
     bot: str,
     move_time_ms: int,
@@ -73,16 +75,19 @@ def check_bot(
     startup_timeout_s: float,
     seed: int,
     full_game: bool,
+    sandbox: str,
 ) -> None:
     """Check that BOT follows the hearts.v1 protocol and the rules; exit 1 on any failure.
 
     \b
     BOT is one of:
       HOST:PORT                     a running bot server
-      'python bot.py --port {port}' a command check-bot launches
+      'python bot.py --address {address}'
+                                    a command check-bot launches
       sample_bots/go                a folder with a bot.yaml manifest (built first)
 
-    check-bot starts the bot and drives it through scripted situations: the
+    check-bot builds and starts the bot as a tournament does (in the same
+    sandbox, with a tournament's default limits) and drives it through scripted situations: the
     handshake, the health and reflection services, every pass direction and
     table size, the first-trick rules, void discards, leading before hearts
     are broken, the moon question, eight games at once, the notifications,
@@ -97,9 +102,16 @@ def check_bot(
     if spec.builtin:
         raise click.BadParameter(
             f"{bot!r} is a built-in bot; check-bot checks gRPC bots "
-            "(a folder, a command with {port}, or host:port)",
+            "(a folder, a command with {address}, or host:port)",
             param_hint="BOT",
         )
+    if spec.command and sandbox == "bwrap" and "{port}" in spec.command:
+        raise click.BadParameter(
+            f"{spec.command!r} uses {{port}}, but a sandboxed bot has no network: serve on "
+            "{address} (--address {address}), or use --sandbox none for a bot you trust",
+            param_hint="BOT",
+        )
+    check_sandbox_or_fail([spec], sandbox)
     if out_dir is None:
         stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", spec.name).strip("-") or "bot"
@@ -119,12 +131,14 @@ def check_bot(
             build=build,
             full_game=full_game,
             progress=progress,
+            sandbox=sandbox,
         )
     except KeyboardInterrupt:
         click.echo("\ninterrupted; the bot has been stopped", err=True)
         sys.exit(130)
     if output_format == "json":
-        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        # ASCII: a bot's strings can't carry bidi or control characters to the terminal.
+        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=True))
     else:
         click.echo(report.text())
     sys.exit(0 if report.ok else 1)

@@ -12,7 +12,14 @@ import click
 from tabulate import tabulate
 
 from referee.bots import BotPool, BotSpec, BotSpecError, build_bot, parse_bot
-from referee.cli.options import make_policies, make_rules, rules_options, time_options
+from referee.cli.options import (
+    check_sandbox_or_fail,
+    make_policies,
+    make_rules,
+    rules_options,
+    sandbox_option,
+    time_options,
+)
 from referee.match import GameRecord, GameSpec, play_game
 from referee.players import BotFault
 
@@ -49,6 +56,7 @@ def _unique_names(specs: list[BotSpec]) -> list[BotSpec]:
     show_default=True,
     help="Run the build step of bot folders first.",
 )
+@sandbox_option
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the game record as JSON instead of tables."
 )
@@ -57,6 +65,7 @@ def match(
     seed: int | None,
     out_dir: pathlib.Path | None,
     build: bool,
+    sandbox: str,
     as_json: bool,
     **options: object,
 ) -> None:
@@ -66,7 +75,9 @@ def match(
     A BOT is one of:
       random, heuristic             a built-in bot, played in-process
       HOST:PORT                     a running bot server
-      'python bot.py --port {port}' a command the referee launches
+      'python bot.py --address {address}'
+                                    a command the referee launches (sandboxed;
+                                    {port} only with --sandbox none)
       sample_bots/go                a folder with a bot.yaml manifest
 
     Give 4 bots for the standard game, or 3 to 7 (V6).
@@ -87,6 +98,14 @@ def match(
         specs = _unique_names([parse_bot(b) for b in bots])
     except BotSpecError as error:
         raise click.BadParameter(str(error), param_hint="BOT") from None
+    for s in specs:
+        if s.command and sandbox == "bwrap" and "{port}" in s.command:
+            raise click.BadParameter(
+                f"{s.command!r} uses {{port}}, but a sandboxed bot has no network: serve on "
+                "{address} (--address {address}), or use --sandbox none for bots you trust",
+                param_hint="BOT",
+            )
+    check_sandbox_or_fail(specs, sandbox)
     if seed is None:
         seed = random.SystemRandom().randrange(10**9)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -98,7 +117,7 @@ def match(
         for spec in specs:
             if spec.build and spec.cwd not in built:
                 click.echo(f"building {spec.name} ({spec.build}) ...", err=True)
-                result = build_bot(spec, out_dir / "builds")
+                result = build_bot(spec, out_dir / "builds", sandbox=sandbox, hidden=[out_dir])
                 built[spec.cwd] = result
                 if not result.ok:
                     raise click.ClickException(
@@ -112,7 +131,13 @@ def match(
         time_control=time_control,
         fault_policy=fault_policy,
     )
-    pool = BotPool(log_dir=out_dir / "bots", time_control=time_control, fault_policy=fault_policy)
+    pool = BotPool(
+        log_dir=out_dir / "bots",
+        time_control=time_control,
+        fault_policy=fault_policy,
+        sandbox=sandbox,
+        hidden=[out_dir],
+    )
     try:
         try:
             players = pool.start_all(specs, stand_in=False)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
 
+from referee.bwrap import SANDBOX_KINDS, SandboxUnavailable, check_sandbox
 from referee.engine import MoonScoring, Rules, RulesError, TieRule
 from referee.policy import FaultPolicy, TimeControl
 
@@ -136,3 +137,24 @@ def standings_format_option(help: str) -> Callable[[F], F]:
         show_default=True,
         help=help,
     )
+
+
+def sandbox_option(f: F) -> F:
+    """``--sandbox bwrap|none``: how launched bots and builds run (see docs/security.md)."""
+    return click.option(
+        "--sandbox",
+        type=click.Choice(SANDBOX_KINDS),
+        default="bwrap",
+        show_default=True,
+        help="Run launched bots and builds in a bubblewrap sandbox (no network, only their "
+        "own folder); 'none' only for bots you trust.",
+    )(f)
+
+
+def check_sandbox_or_fail(specs: Sequence[Any], default: str) -> None:
+    """A clear error up front when some bot needs the sandbox and this machine can't make one."""
+    if any(s.command and (s.sandbox or default) == "bwrap" for s in specs):
+        try:
+            check_sandbox()
+        except SandboxUnavailable as error:
+            raise click.ClickException(str(error)) from None

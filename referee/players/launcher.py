@@ -39,6 +39,7 @@ from referee import bwrap
 from referee import sandbox as supervisor
 from referee.players.base import BotFault, BotInfo, FaultKind
 from referee.players.remote import BotConnection, Connection
+from referee.safetext import printable
 
 __all__ = [
     "PLACEHOLDERS",
@@ -261,16 +262,11 @@ class LaunchedBot(Connection):
 
     def _argv(self, args: list[str]) -> list[str]:
         """The supervisor's command line around the bot's ``args``."""
-        self._cgroup = f"r{os.getpid()}-{next(_numbers)}"
-        argv = [
-            sys.executable,
-            "-I",
-            str(_SUPERVISOR),
-            "--parent-fd",
-            str(parent_watch_fd()),
-            "--cgroup",
-            self._cgroup,
-        ]
+        argv = [sys.executable, "-I", str(_SUPERVISOR), "--parent-fd", str(parent_watch_fd())]
+        # Its own cgroups where the machine allows; else the supervisor measures by polling.
+        self._cgroup = f"r{os.getpid()}-{next(_numbers)}" if not supervisor.cgroup_support() else ""
+        if self._cgroup:
+            argv += ["--cgroup", self._cgroup]
         if self.limits:
             argv += ["--limits", json.dumps(dict(self.limits))]
         if self.sandbox == "none":
@@ -356,7 +352,8 @@ class LaunchedBot(Connection):
             text = self.stderr_path.read_bytes()[-4000:].decode(errors="replace")
         except OSError:
             return ""
-        tail = [line for line in text.splitlines() if line.strip()][-lines:]
+        # The bot wrote it: shown only made printable (no escapes, newlines or bidi tricks).
+        tail = [printable(line, 200) for line in text.splitlines() if line.strip()][-lines:]
         return ("; stderr ends: " + " | ".join(tail)) if tail else ""
 
     def exit_description(self) -> str:

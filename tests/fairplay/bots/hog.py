@@ -1,0 +1,112 @@
+"""A bot that tests its limits at its first decision, then plays the lowest legal card.
+
+    python hog.py --address {address} --mode shm --mb 200
+
+Modes (each at the first PlayCard of a process):
+
+``shm``       writes ``--mb`` MiB into /dev/shm (a tmpfs: memory, not disk)
+``tmp``       writes ``--mb`` MiB into its HOME/TMPDIR (a tmpfs too)
+``orphan``    double-forks a daemon in a new session that holds ``--mb`` MiB
+``forkbomb``  starts processes until it can't
+``spin``      burns CPU for one second of wall time and prints the CPU time it got
+``none``      nothing
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from referee.botkit import Bot, serve
+
+
+def _write(folder: str, mb: int) -> str:
+    path = os.path.join(folder, "hog.bin")
+    block = b"\xa5" * (1 << 20)
+    written = 0
+    try:
+        with open(path, "wb") as f:
+            for _ in range(mb):
+                f.write(block)
+                f.flush()
+                written += 1
+    except OSError as error:
+        return f"wrote {written} MiB, then {error.strerror}"
+    return f"wrote {written} MiB"
+
+
+def _orphan(mb: int) -> str:
+    """A daemon (double fork, new session) that holds ``mb`` MiB; returns when it holds them."""
+    read, write = os.pipe()
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.close(read)
+            hoard = bytearray(mb << 20)
+            for i in range(0, len(hoard), 4096):
+                hoard[i] = 1
+            os.write(write, b"x")
+            time.sleep(600)
+        os._exit(0)
+    os.close(write)
+    held = os.read(read, 1)  # end of file if it was killed first
+    time.sleep(1.0)  # time for the referee to notice
+    return "orphan holds its memory" if held else "orphan gone before holding its memory"
+
+
+def _forkbomb() -> str:
+    children = 0
+    try:
+        for _ in range(10_000):
+            if os.fork() == 0:
+                time.sleep(600)
+                os._exit(0)
+            children += 1
+    except OSError as error:
+        return f"{children} children, then {error.strerror}"
+    return f"{children} children"
+
+
+def _spin() -> str:
+    start_cpu, start = time.process_time(), time.monotonic()
+    while time.monotonic() - start < 1.0:
+        pass
+    return f"cpu {time.process_time() - start_cpu:.3f}"
+
+
+class HogBot(Bot):
+    name = "hog"
+
+    def __init__(self, mode: str, mb: int) -> None:
+        self.mode, self.mb, self.done = mode, mb, False
+
+    def pass_cards(self, request):
+        return sorted(request.hand, key=lambda c: (c.suit, c.rank))[: request.count]
+
+    def play_card(self, request):
+        if not self.done:
+            self.done = True
+            said = {
+                "shm": lambda: _write("/dev/shm", self.mb),
+                "tmp": lambda: _write(os.environ.get("TMPDIR", "/tmp"), self.mb),
+                "orphan": lambda: _orphan(self.mb),
+                "forkbomb": _forkbomb,
+                "spin": _spin,
+                "none": lambda: "nothing",
+            }[self.mode]()
+            print(f"hog {self.mode}: {said}", file=sys.stderr, flush=True)
+        return min(request.legal_moves, key=lambda c: (c.rank, c.suit))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--mode", default="none")
+    parser.add_argument("--mb", type=int, default=100)
+    args, rest = parser.parse_known_args()
+    serve(HogBot(args.mode, args.mb), rest)
+
+
+if __name__ == "__main__":
+    main()

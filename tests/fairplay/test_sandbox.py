@@ -1,0 +1,249 @@
+"""The sandbox itself (Fair play I): on by default, what it refuses, its limits, its stamp.
+
+The attacks of a cheating entrant are in test_attacks.py; here are the
+sandbox's settings and limits as a tournament organiser meets them:
+
+- a sandboxed command with ``{port}`` is a config error that says what to do;
+- a machine where bubblewrap cannot make a sandbox gets a clear error from
+  ``referee tournament``, ``referee match`` and ``referee check-bot``;
+- ``sandbox: none`` is stamped on the standings;
+- with cgroups, memory a bot holds in /dev/shm, in its tmpfs or in an orphan
+  counts towards its memory limit, a fork bomb stops at its process limit,
+  and ``cpu_percent`` caps its CPU share. Without cgroups, limits fall back to
+  polling with a warning in the journal.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from referee import bwrap
+from referee import sandbox as supervisor
+from referee.bots import BotPool, parse_bot
+from referee.cli import cli
+from referee.config import ConfigError, load_config
+from referee.match import GameSpec, play_game
+from referee.players import builtin_player
+from referee.policy import FaultPolicy, Limits, TimeControl
+from referee.tournament import Tournament, TournamentError, read_journal
+from tests.helpers import launched_pids, wait_no_processes_in  # noqa: F401 (an autouse fixture)
+from tests.tournament.conftest import copy_heuristic, write_config
+
+HOG = pathlib.Path(__file__).parent / "bots" / "hog.py"
+pytestmark = pytest.mark.skipif(
+    bool(bwrap._probe()), reason=f"bubblewrap cannot run here: {bwrap._probe()}"
+)
+needs_cgroups = pytest.mark.skipif(
+    bool(supervisor.cgroup_support()),
+    reason=f"no cgroups here: {supervisor.cgroup_support()}",
+)
+
+
+def hog(mode: str, mb: int = 100) -> str:
+    return f"{sys.executable} {HOG} --address {{address}} --mode {mode} --mb {mb}"
+
+
+def test_port_under_the_sandbox_is_a_config_error(tmp_path: pathlib.Path) -> None:
+    path = write_config(
+        tmp_path,
+        """
+        bots: {a: random, b: random, c: heuristic, d: "{python} bot.py --port {port}"}
+        """,
+    )
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert str(error.value) == (
+        f"{path}: bots.d: the command uses {{port}}, but a sandboxed bot has no network: "
+        "serve on {address} (a Unix socket: --address {address}), or set `sandbox: none` "
+        "for a bot you trust"
+    )
+    # Trusted and unsandboxed, {port} is fine.
+    path.write_text(
+        "bots: {a: random, b: random, c: heuristic, "
+        "d: {bot: '{python} bot.py --port {port}', sandbox: none}}\n"
+    )
+    assert load_config(path).bot("d").sandbox == "none"
+
+
+def test_sandbox_none_is_stamped_on_the_standings(tmp_path: pathlib.Path) -> None:
+    copy_heuristic(tmp_path, "hbot")
+    path = write_config(
+        tmp_path,
+        """
+        seed: 3
+        bots:
+          trusted: {bot: "{python} hbot/bot.py --port {port}", sandbox: none}
+          boxed: hbot
+          r: random
+          h: heuristic
+        rules: {target_score: 20}
+        output: out
+        """,
+    )
+    messages: list[str] = []
+    result = Tournament(load_config(path), echo=messages.append).run()
+    assert result.complete and result.standings is not None
+    assert result.standings.unsandboxed == ("trusted",)
+    text = (tmp_path / "out" / "standings.txt").read_text()
+    assert "Not sandboxed (sandbox: none, trusted): trusted" in text
+    assert json.loads((tmp_path / "out" / "standings.json").read_text())["unsandboxed"] == [
+        "trusted"
+    ]
+    assert "not sandboxed (sandbox: none): trusted" in messages
+    assert not wait_no_processes_in(tmp_path)
+
+
+@pytest.fixture
+def no_bwrap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine where bubblewrap fails (it is /bin/false here): the real probe runs."""
+    monkeypatch.setattr(bwrap, "bwrap_binary", lambda: "/bin/false")
+    monkeypatch.setattr(bwrap, "_probe_result", None)
+
+
+def test_no_sandbox_on_this_machine_is_a_clear_error(
+    tmp_path: pathlib.Path, no_bwrap: None
+) -> None:
+    copy_heuristic(tmp_path, "hbot")
+    path = write_config(
+        tmp_path,
+        "bots: {a: random, b: random, c: heuristic, d: hbot}\noutput: out\n",
+    )
+    with pytest.raises(TournamentError) as error:
+        Tournament(load_config(path)).run()
+    message = str(error.value)
+    assert message.startswith(f"{path}: the bot sandbox (bubblewrap) cannot start")
+    assert "unprivileged user namespaces" in message and "sandbox: none" in message
+    assert not (tmp_path / "out").exists()  # refused before anything was written
+    runner = CliRunner()
+    for args in (
+        ["match", str(tmp_path / "hbot"), "random", "random", "random"],
+        ["check-bot", str(tmp_path / "hbot")],
+    ):
+        outcome = runner.invoke(cli, args)
+        assert outcome.exit_code == 1, outcome.output
+        assert "Error: the bot sandbox (bubblewrap) cannot start" in outcome.output
+        assert "Traceback" not in outcome.output
+    # The way out for trusted bots.
+    outcome = runner.invoke(
+        cli,
+        [
+            "match",
+            str(tmp_path / "hbot"),
+            "random",
+            "random",
+            "random",
+            "--sandbox",
+            "none",
+            "--out",
+            str(tmp_path / "m"),
+        ],
+    )
+    assert outcome.exit_code == 0, outcome.output
+
+
+def play_one(tmp_path: pathlib.Path, command: str, limits: Limits) -> tuple[dict, str]:
+    """One game of the hog bot (seat 0) against built-ins; its faults and its stderr."""
+    tmp_path.mkdir(exist_ok=True)
+    pool = BotPool(
+        log_dir=tmp_path / "bots",
+        time_control=TimeControl(move_time_ms=5000),
+        fault_policy=FaultPolicy(max_restarts=1, max_faults=3),
+        limits=limits,
+    )
+    try:
+        player = pool.start(parse_bot(command, name="hog"))
+        others = [builtin_player("random") for _ in range(3)]
+        spec = GameSpec(
+            game_id="g",
+            seed=1,
+            bots=("hog", "r1", "r2", "r3"),
+            time_control=TimeControl(move_time_ms=5000),
+            fault_policy=FaultPolicy(max_restarts=1, max_faults=3),
+        )
+        record = play_game(spec, [player, *others], tmp_path / "g.jsonl")
+    finally:
+        pool.close()
+    stderr = (tmp_path / "bots" / "hog.stderr.log").read_text(errors="replace")
+    return record.faults[0], stderr
+
+
+@needs_cgroups
+@pytest.mark.parametrize("mode", ["shm", "tmp", "orphan"])
+def test_memory_in_tmpfs_shm_and_orphans_counts(tmp_path: pathlib.Path, mode: str) -> None:
+    # 200 MiB held against a 96 MiB limit; the tmpfs itself is large enough to hold it.
+    limits = Limits(memory_bytes=96 << 20, disk_bytes=512 << 20)
+    faults, stderr = play_one(tmp_path, hog(mode, 200), limits)
+    assert faults.get("memory_limit", 0) >= 1, (faults, stderr[-2000:])
+    assert "memory limit" in stderr
+    assert not wait_no_processes_in(tmp_path)
+
+
+@needs_cgroups
+def test_the_same_memory_under_the_limit_is_fine(tmp_path: pathlib.Path) -> None:
+    limits = Limits(memory_bytes=256 << 20, disk_bytes=512 << 20)
+    faults, stderr = play_one(tmp_path, hog("shm", 60), limits)
+    assert faults == {}, stderr[-2000:]
+    assert "hog shm: wrote 60 MiB" in stderr
+
+
+def test_the_tmpfs_is_capped_by_disk_bytes(tmp_path: pathlib.Path) -> None:
+    limits = Limits(memory_bytes=512 << 20, disk_bytes=16 << 20)
+    faults, stderr = play_one(tmp_path, hog("tmp", 64), limits)
+    assert faults == {}, stderr[-2000:]  # the bot sees ENOSPC and plays on
+    assert "hog tmp: wrote 16 MiB, then No space left on device" in stderr
+
+
+@needs_cgroups
+def test_a_fork_bomb_stops_at_the_process_limit(tmp_path: pathlib.Path) -> None:
+    faults, stderr = play_one(tmp_path, hog("forkbomb"), Limits(processes=48))
+    assert faults.get("process_limit", 0) >= 1, (faults, stderr[-2000:])
+    assert not wait_no_processes_in(tmp_path)
+
+
+@needs_cgroups
+def test_cpu_percent_caps_the_cpu_share(tmp_path: pathlib.Path) -> None:
+    def cpu(limits: Limits, where: pathlib.Path) -> float:
+        _, stderr = play_one(where, hog("spin"), limits)
+        line = next(x for x in stderr.splitlines() if x.startswith("hog spin: cpu "))
+        return float(line.split()[-1])
+
+    capped = cpu(Limits(cpu_percent=20), tmp_path / "capped")
+    free = cpu(Limits(), tmp_path / "free")
+    assert capped < 0.35, capped  # 20% of one second, with room for the scheduler
+    assert free > capped * 2, (free, capped)
+
+
+def test_without_cgroups_limits_are_polled_with_a_warning(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(supervisor, "cgroup_support", lambda: "no cgroups (test)")
+    copy_heuristic(tmp_path, "hbot")
+    path = write_config(
+        tmp_path,
+        """
+        seed: 4
+        bots: {a: random, b: random, c: heuristic, d: hbot}
+        rules: {target_score: 20}
+        bot_processes: shared
+        output: out
+        """,
+    )
+    messages: list[str] = []
+    result = Tournament(load_config(path), echo=messages.append).run()
+    assert result.complete
+    warnings = [
+        e for e in read_journal(tmp_path / "out" / "journal.jsonl") if e["type"] == "warning"
+    ]
+    assert len(warnings) == 1 and "measured by polling" in warnings[0]["message"]
+    assert any(m.startswith("warning: bot limits are measured by polling") for m in messages)
+    # Polling still finds memory held by an orphan: in the sandbox's pid namespace it stays
+    # a descendant of the supervisor.
+    faults, stderr = play_one(tmp_path / "g", hog("orphan", 200), Limits(memory_bytes=96 << 20))
+    assert faults.get("memory_limit", 0) >= 1, (faults, stderr[-2000:])
+    assert "no cgroup" not in stderr  # not asked for one
+    assert not wait_no_processes_in(tmp_path)
