@@ -1,9 +1,20 @@
 #!/usr/bin/env python3
-"""The referee's time per decision over gRPC, beside a raw gRPC round trip.
+"""The referee's time per decision over gRPC, beside a raw gRPC round trip; sandbox costs.
 
     python bench/referee.py [--games 10] [--bots random,heuristic,random,heuristic] [--profile]
 
-What it measures, in one run, on loopback:
+What it measures, in one run, interleaved game by game:
+
+- **sandboxed over Unix sockets** (the default: bots in bubblewrap, serving on
+  ``{address}``) and **unsandboxed over TCP loopback** (``sandbox: none``,
+  ``{port}``): the same games, the same bots, each beside an echo server on
+  the same transport. Three figures, each against its goal: what sandboxing
+  costs per decision (at most 5%), what a sandboxed start adds to a bot's
+  start (at most 50 ms; starts of both kinds are timed alternately), and
+  what the referee adds per decision over a raw round trip to the same stack
+  (game wall time per decision minus the echo; at most 0.10 ms).
+
+The rest describes one mode's figures:
 
 - **referee**: full games (default rules) between four Python sample bots,
   sample_bots/python/random and /heuristic twice each, each a separate
@@ -42,6 +53,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import dataclasses
 import io
 import math
 import os
@@ -71,17 +83,18 @@ from referee.players.remote import Connection  # noqa: E402
 from referee.policy import FaultPolicy, TimeControl  # noqa: E402
 
 ECHO_METHOD = "/bench.Echo/Echo"
+_SHM = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 PAYLOAD = b"ping"
 
 
-def serve_echo(port: int) -> None:
+def serve_echo(address: str) -> None:
     """The echo server process: returns every request as it came."""
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
     handler = grpc.method_handlers_generic_handler(
         "bench.Echo", {"Echo": grpc.unary_unary_rpc_method_handler(lambda request, _: request)}
     )
     server.add_generic_rpc_handlers((handler,))
-    server.add_insecure_port(f"127.0.0.1:{port}")
+    server.add_insecure_port(address)
     server.start()
     print("ready", flush=True)
     parent = os.getppid()
@@ -93,17 +106,20 @@ def serve_echo(port: int) -> None:
 class Echo:
     """A client of an echo server process that it starts and stops."""
 
-    def __init__(self) -> None:
-        port = free_port()
+    def __init__(self, unix: bool = False) -> None:
+        if unix:
+            address = f"unix:{tempfile.mkdtemp(prefix='echo-', dir=_SHM)}/echo.sock"
+        else:
+            address = f"127.0.0.1:{free_port()}"
         self.proc = subprocess.Popen(
-            [sys.executable, __file__, "--serve-echo", str(port)],
+            [sys.executable, __file__, "--serve-echo", address],
             stdout=subprocess.PIPE,
             text=True,
         )
         assert self.proc.stdout is not None
         if self.proc.stdout.readline().strip() != "ready":
             raise SystemExit("the echo server did not start")
-        self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+        self.channel = grpc.insecure_channel(address)
         self.call = self.channel.unary_unary(ECHO_METHOD)
         grpc.channel_ready_future(self.channel).result(timeout=10)
         for _ in range(200):  # warm up
@@ -136,13 +152,32 @@ class InstantConnection(Connection):
         return None
 
 
-def start_bots(pool: BotPool, folders: list[str]) -> list:
-    specs = [
-        parse_bot(str(ROOT / "sample_bots" / "python" / f), name=f"{f}-{seat}")
-        for seat, f in enumerate(folders)
-    ]
+def bot_spec(folder: str, name: str, sandbox: str) -> Any:
+    """A sample bot: its folder (sandboxed, {address}), or its command with {port} (none)."""
+    path = ROOT / "sample_bots" / "python" / folder
+    if sandbox == "bwrap":
+        return parse_bot(str(path), name=name)
+    spec = parse_bot(f"{{python}} {path / 'bot.py'} --port {{port}}", name=name)
+    return dataclasses.replace(spec, sandbox="none")
+
+
+def start_bots(pool: BotPool, folders: list[str], sandbox: str) -> list:
+    specs = [bot_spec(f, f"{f}-{seat}", sandbox) for seat, f in enumerate(folders)]
     players = pool.start_all(specs, stand_in=False)
     return [players[s.name] for s in specs]
+
+
+def start_times(pools: dict[str, BotPool], folder: str, times: int) -> dict[str, list[float]]:
+    """Seconds to start one bot (launch, serve, handshake), both kinds alternately."""
+    out: dict[str, list[float]] = {mode: [] for mode in pools}
+    for i in range(times):
+        for mode, pool in pools.items():
+            spec = bot_spec(folder, f"start-{mode}-{i}", mode)
+            started = time.perf_counter()
+            player = pool.launch(spec)
+            out[mode].append(time.perf_counter() - started)
+            pool.stop(player)
+    return out
 
 
 def play_one(
@@ -203,88 +238,139 @@ def play_one(
     }
 
 
+class Mode:
+    """One way of running the bots: their pool, players, echo servers and figures."""
+
+    def __init__(self, sandbox: str, tmp: pathlib.Path, folders: list[str]) -> None:
+        self.sandbox = sandbox
+        self.label = "sandboxed, Unix socket" if sandbox == "bwrap" else "no sandbox, TCP"
+        unix = sandbox == "bwrap"
+        self.echo = Echo(unix)
+        self.echoes = [Echo(unix) for _ in range(4)]
+        self.pool = BotPool(
+            log_dir=tmp / sandbox / "bots",
+            time_control=TimeControl(move_time_ms=5000),
+            sandbox=sandbox,
+        )
+        self.tmp = tmp / sandbox
+        self.players = start_bots(self.pool, folders, sandbox)
+        self.bots = tuple(p.info.name + f"@{s}" for s, p in enumerate(self.players))
+        self.games: list[dict] = []
+        self.hot: list[float] = []
+        play_one(self.players, 0, self.tmp, self.bots, self.echo, self.echoes)  # warm up
+
+    def play(self, game: int) -> dict:
+        self.hot.append(self.echo.batch(500))
+        g = play_one(self.players, game, self.tmp, self.bots, self.echo, self.echoes)
+        self.games.append(g)
+        return g
+
+    def median(self, key: str) -> float:
+        return statistics.median(g[key] for g in self.games)
+
+    def close(self) -> None:
+        self.pool.close()
+        for e in [self.echo, *self.echoes]:
+            e.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", type=int, default=10, help="games played (default 10)")
+    parser.add_argument("--games", type=int, default=10, help="games played per mode (default 10)")
     parser.add_argument(
         "--bots",
         default="random,heuristic,random,heuristic",
         help="the sample bots by seat, folders of sample_bots/python (default: %(default)s)",
     )
+    parser.add_argument("--starts", type=int, default=8, help="bot starts timed per mode")
     parser.add_argument("--profile", action="store_true", help="profile one more game")
-    parser.add_argument("--serve-echo", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--serve-echo", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_echo is not None:
         serve_echo(args.serve_echo)
         return
 
-    echo = Echo()
-    echoes = [Echo() for _ in range(4)]
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="bench-referee-"))
-    pool = BotPool(log_dir=tmp / "bots", time_control=TimeControl(move_time_ms=5000))
+    folders = args.bots.split(",")
+    modes = {m: Mode(m, tmp, folders) for m in ("bwrap", "none")}
+    alone: list[float] = []
     try:
-        players = start_bots(pool, args.bots.split(","))
-        bots = tuple(p.info.name + f"@{s}" for s, p in enumerate(players))
-        play_one(players, 0, tmp, bots, echo, echoes)  # warm up the channels and the bots
         instant = [RemotePlayer(InstantConnection()) for _ in range(4)]
-        games, alone, hot = [], [], []
+        bots = modes["none"].bots
         for game in range(1, args.games + 1):
-            hot.append(echo.batch(500))
-            games.append(play_one(players, game, tmp, bots, echo, echoes))
+            for mode in modes.values():
+                g = mode.play(game)
+                print(
+                    f"  game {game} ({mode.label}): {g['decisions']} decisions, "
+                    f"{g['per_decision']:.3f} ms/decision; echo {g['echo_ms']:.3f} ms",
+                    file=sys.stderr,
+                )
             alone.append(play_one(instant, game, tmp, bots)["per_decision"])
-            g = games[-1]
-            print(
-                f"  game {game}: {g['decisions']} decisions, {g['per_decision']:.3f} ms/decision; "
-                f"echo {g['echo_ms']:.3f} ms; ratio {g['per_decision'] / g['echo_ms']:.2f}",
-                file=sys.stderr,
-            )
+        starts = start_times({m: modes[m].pool for m in modes}, folders[0], args.starts)
         if args.profile:
             profiler = cProfile.Profile()
             profiler.enable()
-            play_one(players, 999, tmp, bots)
+            play_one(modes["bwrap"].players, 999, tmp, modes["bwrap"].bots)
             profiler.disable()
             out = io.StringIO()
             pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(25)
             print(out.getvalue())
     finally:
-        pool.close()
-        for e in [echo, *echoes]:
-            e.close()
+        for mode in modes.values():
+            mode.close()
 
-    def median(key: str) -> float:
-        return statistics.median(g[key] for g in games)
-
-    echo_ms, echo4_ms, per_decision = median("echo_ms"), median("echo4_ms"), median("per_decision")
-    ratios = [g["per_decision"] / g["echo_ms"] for g in games]
-    ratio = statistics.median(ratios)
-    alone_ms = statistics.median(alone)
-    decisions = sum(g["decisions"] for g in games)
+    decisions = sum(g["decisions"] for m in modes.values() for g in m.games)
     print(
         f"grpcio {grpc.__version__}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
-        f"{len(games)} games, {decisions} decisions, bots {args.bots}"
+        f"{args.games} games per mode, {decisions} decisions, bots {args.bots}"
+    )
+    alone_ms = statistics.median(alone)
+    for mode in modes.values():
+        echo_ms, echo4_ms = mode.median("echo_ms"), mode.median("echo4_ms")
+        per_decision = mode.median("per_decision")
+        print(f"\n{mode.label}:")
+        print(
+            f"  raw gRPC echo round trip (Python -> Python):      {echo_ms:.3f} ms "
+            f"(back to back: {statistics.median(mode.hot):.3f} ms)"
+        )
+        print(f"  raw gRPC echo, four servers in the bots' order:   {echo4_ms:.3f} ms")
+        print(f"  referee, game wall time / decisions:              {per_decision:.3f} ms")
+        print(
+            f"  referee, PlayCard decision (log 'ms', mean):      {mode.median('play_ms'):.3f} ms"
+        )
+        print(
+            f"  referee process CPU time per decision:            {mode.median('cpu_ms'):.3f} ms "
+            f"(an echo call: {mode.median('echo_cpu_ms'):.3f} ms)"
+        )
+        print(f"  ratio, game wall time per decision / echo:        {per_decision / echo_ms:.2f}")
+        print(
+            f"  bot start (launch, serve, handshake), median:     "
+            f"{statistics.median(starts[mode.sandbox]) * 1000:.0f} ms"
+        )
+    print(f"\nreferee alone (instant in-process bots):            {alone_ms:.3f} ms per decision")
+    boxed, bare = modes["bwrap"], modes["none"]
+    cost = boxed.median("per_decision") / bare.median("per_decision") - 1
+    paired = [
+        b["per_decision"] / n["per_decision"] - 1
+        for b, n in zip(boxed.games, bare.games, strict=True)
+    ]
+    start_cost = (statistics.median(starts["bwrap"]) - statistics.median(starts["none"])) * 1000
+    adds = {m.sandbox: m.median("per_decision") - m.median("echo_ms") for m in modes.values()}
+    print("\nTHE THREE FIGURES (goals in brackets):")
+    print(
+        f"  sandboxing per decision (sandboxed/Unix vs none/TCP): {cost:+.1%} "
+        f"(games {min(paired):+.1%}..{max(paired):+.1%}) [<= +5%: "
+        f"{'met' if cost <= 0.05 else 'NOT met'}]"
     )
     print(
-        f"raw gRPC echo round trip (Python -> Python):      {echo_ms:.3f} ms "
-        f"(back to back: {statistics.median(hot):.3f} ms)"
+        f"  a sandboxed start adds:                                {start_cost:+.0f} ms "
+        f"[<= 50 ms: {'met' if start_cost <= 50 else 'NOT met'}]"
     )
-    print(f"raw gRPC echo, four servers in the bots' order:   {echo4_ms:.3f} ms")
-    print(f"referee, game wall time / decisions:              {per_decision:.3f} ms")
-    print(f"referee, PlayCard decision (log 'ms', mean):      {median('play_ms'):.3f} ms")
-    print(
-        f"referee alone (instant in-process bots):          {alone_ms:.3f} ms "
-        f"= {alone_ms / echo_ms:.0%} of an echo"
-    )
-    print(
-        f"referee process CPU time per decision:            {median('cpu_ms'):.3f} ms "
-        f"(an echo call: {median('echo_cpu_ms'):.3f} ms)"
-    )
-    print(
-        f"RATIO, game wall time per decision / echo:        {ratio:.2f} "
-        f"(games {min(ratios):.2f}..{max(ratios):.2f}; "
-        f"target <= 1.15: {'met' if ratio <= 1.15 else 'NOT met'})"
-    )
-    print(f"ratio, PlayCard decision / echo:                  {median('play_ms') / echo_ms:.2f}")
-    print(f"ratio, game wall time per decision / four-server echo: {per_decision / echo4_ms:.2f}")
+    for sandbox, label in (("bwrap", "sandboxed, Unix"), ("none", "no sandbox, TCP")):
+        print(
+            f"  the referee adds per decision over the echo ({label}): {adds[sandbox]:.3f} ms "
+            f"[<= 0.10 ms: {'met' if adds[sandbox] <= 0.10 else 'NOT met'}]"
+        )
 
 
 if __name__ == "__main__":
