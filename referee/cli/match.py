@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 import json
 import pathlib
-import random
+import secrets
 import sys
 
 import click
@@ -107,7 +107,8 @@ def match(
             )
     check_sandbox_or_fail(specs, sandbox)
     if seed is None:
-        seed = random.SystemRandom().randrange(10**9)
+        # 64 bits: no bot can find the seed by searching for the deal it was given.
+        seed = secrets.randbits(64)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out_dir = out_dir or pathlib.Path("runs") / f"match-{stamp}-{seed}"
     out_dir.mkdir(parents=True, exist_ok=True)
