@@ -76,7 +76,7 @@ def sandbox_problem() -> str:
         from referee import bwrap
 
         bwrap.check_sandbox()
-    except Exception as error:  # noqa: BLE001 - any reason is a reason to skip
+    except Exception as error:  # any reason is a reason to skip
         return f"bwrap cannot run here: {error}"
     return ""
 
@@ -93,7 +93,10 @@ def has_key_file() -> bool:
 
 
 def has_disk_limit() -> bool:
-    return _referee_knows("disk_bytes")
+    try:
+        return "disk_bytes" in (ROOT / "referee" / "policy.py").read_text()
+    except OSError:
+        return False
 
 
 def cgroups_contain_bots() -> bool:
@@ -152,7 +155,7 @@ class Run:
         return found
 
     def succeeded(self) -> list[str]:
-        return re.findall(rf"^ATTACK \S+ \S+: SUCCEEDED: .*$", self.attacker_output, re.M)
+        return re.findall(r"^ATTACK \S+ \S+: SUCCEEDED: .*$", self.attacker_output, re.M)
 
     def standings(self) -> dict[str, Any]:
         return json.loads((self.out / "standings.json").read_text())
@@ -185,7 +188,7 @@ def _honest_folder(folder: pathlib.Path, marker: str, run_line: str) -> pathlib.
     )
     (target / "bot.py").write_text(source)
     (target / "bot.yaml").write_text(
-        f"name: {HONEST_NAME}\nversion: 1.0.0\nlanguage: Python\nrun: \"{run_line}\"\n"
+        f'name: {HONEST_NAME}\nversion: 1.0.0\nlanguage: Python\nrun: "{run_line}"\n'
     )
     return target
 
@@ -321,7 +324,11 @@ def leftover_processes(run: Run) -> list[tuple[int, str]]:
             where = os.readlink(f"/proc/{process.pid}/cwd")
         except OSError:
             where = ""
-        if run.token.encode() in args or where == str(run.folder) or where.startswith(f"{run.folder}/"):
+        if (
+            run.token.encode() in args
+            or where == str(run.folder)
+            or where.startswith(f"{run.folder}/")
+        ):
             found.append((process.pid, args.decode(errors="replace")[:200]))
     return found
 
@@ -345,7 +352,7 @@ def kill_leftovers(run: Run) -> None:
 
 
 def real_site_dirs() -> list[str]:
-    dirs = site.getsitepackages() + [site.getusersitepackages(), sysconfig.get_paths()["purelib"]]
+    dirs = [*site.getsitepackages(), site.getusersitepackages(), sysconfig.get_paths()["purelib"]]
     dirs += [p for p in sys.path if p.endswith("site-packages")]
     return list(dict.fromkeys(dirs))
 
@@ -394,6 +401,11 @@ class Attack:
     limits: dict[str, int] = dataclasses.field(default_factory=dict)
     time_control: dict[str, int] = dataclasses.field(default_factory=dict)
     build: bool = False
+    #: Fault kinds the sandboxed attacker is stopped with when its limit works (then it need
+    #: not report, and the standings differ from the control run by the referee's fallbacks).
+    stopped: tuple[str, ...] = ()
+    #: False for an attack that only exists with a sandbox (nothing to try without one).
+    none_run: bool = True
 
 
 DISK_LIMIT = 8 * MIB
@@ -437,10 +449,18 @@ ATTACKS = {
         # 7. Limits.
         Attack(
             "disk",
-            ("fill", "socket-dir"),
             ("fill",),
-            settings={"disk_cap": 24 * MIB, "disk_limit": DISK_LIMIT, "memory_limit": MEMORY_LIMIT},
+            ("fill",),
+            settings={"disk_cap": 24 * MIB, "disk_limit": DISK_LIMIT},
+        ),
+        # The one folder a sandboxed bot may write on the host: its socket's.
+        Attack(
+            "socket-dir",
+            ("socket-dir",),
+            settings={"memory_limit": MEMORY_LIMIT},
             limits={"memory_bytes": MEMORY_LIMIT},
+            stopped=("memory_limit",),
+            none_run=False,
         ),
         Attack("shm", ("shm",), settings={"shm_bytes": 4 * MIB}),
         Attack("daemon", ("daemon",)),
@@ -450,12 +470,13 @@ ATTACKS = {
             ("memory", "processes"),
             settings={"memory_limit": MEMORY_LIMIT, "process_limit": PROCESS_LIMIT},
             limits={"memory_bytes": MEMORY_LIMIT, "processes": PROCESS_LIMIT},
+            stopped=("memory_limit", "process_limit"),
         ),
         # 8. The build step.
         Attack(
             "build",
             ("environ", "folders", "output", "write", "daemon"),
-            ("environ", "folders", "output", "write"),
+            ("environ", "folders", "output"),
             build=True,
         ),
     ]
@@ -560,6 +581,7 @@ def check_succeeded(run: Run, attack: Attack) -> None:
     if name == "build":
         output = run.attacker_output
         assert run.secret in output and run.marker in output, text
+        assert (run.canary / "build-wrote-outside.txt").exists(), text
 
 
 @pytest.mark.parametrize("name", list(ATTACKS))
@@ -567,6 +589,8 @@ def test_without_a_sandbox_the_attack_succeeds(
     tmp_path: pathlib.Path, name: str, key_file: pathlib.Path | None
 ) -> None:
     attack = ATTACKS[name]
+    if not attack.none_run:
+        pytest.skip(f"{name} exists only in a sandbox")
     if name == "orphans" and cgroups_contain_bots():
         attack = dataclasses.replace(attack, succeeds=())
     run = run_attack(tmp_path, "none", attack, key_file)
@@ -595,8 +619,15 @@ def test_sandboxed_the_attack_fails(
         assert run.returncode == 0, text
         # The attack ran, every part of it, and nothing of it worked.
         verdicts = run.verdicts()
-        for part in attack.parts:
-            assert verdicts.get(part), f"{part}: no verdict (the attack did not run?)\n{text}"
+        rows = run.rows()
+        stopped = set(rows["attacker"]["faults"])
+        if attack.stopped and stopped:
+            # Stopped at its limit: that is the attack failing (the kernel refused the memory
+            # or the processes, and the supervisor stopped the bot).
+            assert stopped <= set(attack.stopped), (rows["attacker"], text)
+        else:
+            for part in attack.parts:
+                assert verdicts.get(part), f"{part}: no verdict (the attack did not run?)\n{text}"
         assert not run.succeeded(), text
         assert not list(run.canary.iterdir()), (list(run.canary.iterdir()), text)
         # What it would have done, seen from outside.
@@ -612,11 +643,12 @@ def test_sandboxed_the_attack_fails(
         if name == "read-processes":
             assert run.secret not in run.attacker_output and run.marker not in run.attacker_output
         # Nobody was charged with anything, and the results are those of the control run.
-        rows = run.rows()
-        for bot in (*HONEST, "attacker"):
+        for bot in HONEST:
             assert rows[bot]["faults"] == {} and rows[bot]["forfeits"] == 0, (bot, rows[bot], text)
-        assert run.comparable() == control.comparable(), text
-        assert run.standings()["head_to_head"] == control.standings()["head_to_head"]
+        if not (attack.stopped and stopped):
+            assert rows["attacker"]["faults"] == {}, (rows["attacker"], text)
+            assert run.comparable() == control.comparable(), text
+            assert run.standings()["head_to_head"] == control.standings()["head_to_head"]
         verify = subprocess.run(
             [sys.executable, "-m", "referee.cli", "verify", str(run.out)],
             capture_output=True,
@@ -638,8 +670,7 @@ def test_every_item_of_the_issue_has_an_attack() -> None:
         4: {"takeover"},
         5: {"flood"},
         6: {"tamper-code", "tamper-results"},
-        7: {"disk", "shm", "daemon", "orphans"},
+        7: {"disk", "socket-dir", "shm", "daemon", "orphans"},
         8: {"build"},
     }
     assert set().union(*items.values()) == set(ATTACKS)
-
