@@ -23,11 +23,13 @@ next. This bot does exactly that:
   predicts the other seats' passes with the heuristic's pass rule, tracks
   every seat's cards through the hand, and at each decision plays each legal
   card out to the end of the hand (every seat then playing like the built-in
-  heuristic) and keeps the card that costs it the fewest points. It chooses
-  its pass the same way, among every 3-card pass.
+  heuristic) and keeps the card that costs it the fewest points in the hand.
+  It chooses its pass the same way, playing out the whole hand after each
+  pass of 3 of the 9 cards the heuristic finds most dangerous.
 - **Otherwise it is the honest heuristic**: it calls the Python sample bot's
   strategy (``heuristic_bot.py`` next to this file, else the repository's
-  ``sample_bots/python/heuristic/bot.py``), so with no memory its every move
+  ``sample_bots/python/heuristic/bot.py``, which a sandboxed bot cannot see:
+  copy it next to this file), so with no memory its every move
   is the sample bot's, and a tournament in which it remembers nothing gives
   the sample bot's results game by game.
 
@@ -94,10 +96,8 @@ def pb_mask(cards: Any) -> int:
 
 def load_heuristic() -> type[Bot]:
     """The Python sample heuristic's bot class, loaded by path."""
-    for path in (
-        HERE / "heuristic_bot.py",
-        HERE.parents[2] / "sample_bots/python/heuristic/bot.py",
-    ):
+    repository = HERE.parents[2] if len(HERE.parents) > 2 else HERE
+    for path in (HERE / "heuristic_bot.py", repository / "sample_bots/python/heuristic/bot.py"):
         if path.is_file():
             spec = importlib.util.spec_from_file_location("memory_bot_heuristic", path)
             assert spec is not None and spec.loader is not None
@@ -401,7 +401,7 @@ def combine(guesses: list[list[tuple[int, bool]]], seat: int, dealt: int) -> lis
     deck |= dealt
     return [
         {"mask": m, "exact": e}
-        for m, e in zip(balance(hands, [size] * n, deck, exact), exact, strict=False)
+        for m, e in zip(balance(hands, [size] * n, deck, exact), exact, strict=True)
     ]
 
 
