@@ -559,7 +559,11 @@ class BotSupply:
         with self._lock:
             used = self._in_game.pop(game, [])
         if self.lifetime == "game":
-            for player in used:
+            for player in used:  # in the background: the next game need not wait for it
+                with self._lock:
+                    if not self._closed:
+                        self._starter.submit(self.pool.stop, player)
+                        continue
                 self.pool.stop(player)
             return
         with self._lock:

@@ -207,6 +207,7 @@ class LaunchedBot(Connection):
         self._dead_reason: str | None = None
         self._closed = False
         self._socket_dir: pathlib.Path | None = None
+        self._home: pathlib.Path | None = None
         self._cgroup = ""
 
     # Life cycle ---------------------------------------------------------------
@@ -243,6 +244,11 @@ class LaunchedBot(Connection):
         else:
             env = {k: os.environ[k] for k in _PASSED_ENV if k in os.environ}
             env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+            if self._home is not None:
+                # A fresh HOME and TMPDIR per process, as a sandboxed bot's tmpfs: what one
+                # process leaves there, the next does not find (a trusted bot could still
+                # write elsewhere).
+                env["HOME"] = env["TMPDIR"] = str(self._home)
         env.setdefault("LANG", "C.UTF-8")
         env["PYTHONUNBUFFERED"] = "1"
         env.update(self.extra_env)
@@ -296,6 +302,10 @@ class LaunchedBot(Connection):
             raise BotFault(FaultKind.CRASH, f"bot {self.name!r} has been stopped")
         self.log_dir.mkdir(parents=True, exist_ok=True)
         port, socket_path = self._where()
+        if self.sandbox == "none":
+            self._remove_home()
+            self._home = bwrap.runtime_dir() / f"h{next(_numbers)}"
+            self._home.mkdir(mode=0o700)
         args = expand_command(self.command, port, socket_path=socket_path)
         try:
             argv = self._argv(args)
@@ -460,7 +470,13 @@ class LaunchedBot(Connection):
             self._stop_process()
             if self._socket_dir is not None:
                 shutil.rmtree(self._socket_dir, ignore_errors=True)
+            self._remove_home()
         _RUNNING.discard(self)
+
+    def _remove_home(self) -> None:
+        if self._home is not None:
+            shutil.rmtree(self._home, ignore_errors=True)
+            self._home = None
 
 
 def _remove_cgroup(name: str) -> None:
