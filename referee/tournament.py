@@ -44,7 +44,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
-from referee import __version__, bwrap, procfs, seal
+from referee import __version__, bwrap, lifeline, procfs, seal
 from referee import sandbox as supervisor
 from referee.bots import BotPool, BotSpec, BotSupply, DeadPlayer, build_bot
 from referee.config import TournamentConfig
@@ -681,33 +681,12 @@ class _WorkerSettings:
 
 
 def _die_with_parent(parent: int) -> None:
-    """End this process the moment ``parent`` ends, however it ends.
+    """End this process the moment ``parent`` ends, however it ends (see :mod:`referee.lifeline`).
 
-    Two layers: the kernel's parent-death signal (set, then checked against a
-    parent that died before it was set), and a thread blocked on a pidfd of
-    the parent, which does not depend on which of the parent's threads
-    started us.
+    A worker of :func:`referee.lifeline.spawn_context` has already done this
+    before its first import; this covers a worker spawned otherwise.
     """
-    import ctypes
-
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-    if os.getppid() != parent:
-        os._exit(1)  # the referee died before we got here
-    try:
-        pidfd = os.pidfd_open(parent)
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != parent:
-        os._exit(1)
-
-    def watch() -> None:
-        import select
-
-        select.select([pidfd], [], [])
-        os._exit(1)  # our bots' supervisors see this process end and stop them
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+    lifeline.die_with_parent(parent)
 
 
 def _worker_init(settings: _WorkerSettings, counter: Any) -> None:
@@ -776,11 +755,10 @@ class _WorkerBots:
     """
 
     def __init__(self, concurrency: int, settings: _WorkerSettings, on_bot: BotEvent) -> None:
-        import multiprocessing
-
         self.on_bot = on_bot
-        # Spawned, not forked: the referee's gRPC threads must not be forked.
-        context = multiprocessing.get_context("spawn")
+        # Spawned, not forked: the referee's gRPC threads must not be forked. Each worker
+        # dies with the referee from its start, before it imports our modules.
+        context = lifeline.spawn_context()
         counter = context.Value("i", 0)  # numbers the workers: bots/w1, bots/w2, ...
         # The workers are all spawned here, by the warm-up tasks, from this thread.
         self._executor = concurrent.futures.ProcessPoolExecutor(
