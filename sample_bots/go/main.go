@@ -125,7 +125,10 @@ func main() {
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix(botName + ": ")
-	if (*address == "") == (*port == 0) || *port < 0 || *port > 65535 || flag.NArg() > 0 {
+	hostGiven := false
+	flag.Visit(func(f *flag.Flag) { hostGiven = hostGiven || f.Name == "host" })
+	if (*address == "") == (*port == 0) || (*address != "" && hostGiven) ||
+		*port < 0 || *port > 65535 || flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "usage: bot --address unix:/path/bot.sock | --address HOST:PORT | --port PORT [--host HOST]")
 		os.Exit(2)
 	}

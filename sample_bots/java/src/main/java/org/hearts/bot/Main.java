@@ -75,8 +75,8 @@ public final class Main {
 
     NettyServerBuilder builder;
     EventLoopGroup[] loops = {};
-    String served;
     String socketPath = unixPath(address);
+    InetSocketAddress tcp = null;
     if (socketPath != null) {
       // A Unix domain socket, as the referee gives a sandboxed bot: Netty's
       // native epoll transport (bundled, shaded, in grpc-netty-shaded).
@@ -93,22 +93,12 @@ public final class Main {
               .channelType(EpollServerDomainSocketChannel.class)
               .bossEventLoopGroup(boss)
               .workerEventLoopGroup(workers);
-      served = "unix:" + socketPath;
-    } else if (address != null) {
-      int colon = address.lastIndexOf(':');
-      if (colon <= 0) {
-        fail("bad address (unix:/path or host:port): " + address);
-      }
-      String h = address.substring(0, colon);
-      if (h.startsWith("[") && h.endsWith("]")) {
-        h = h.substring(1, h.length() - 1); // [::1]:50051
-      }
-      builder = NettyServerBuilder.forAddress(new InetSocketAddress(h, parsePort(address.substring(colon + 1))));
-      served = address;
     } else {
-      String h = host == null ? "127.0.0.1" : host;
-      builder = NettyServerBuilder.forAddress(new InetSocketAddress(h, port));
-      served = h + ":";
+      tcp =
+          address != null
+              ? hostPort(address)
+              : new InetSocketAddress(host == null ? "127.0.0.1" : host, port);
+      builder = NettyServerBuilder.forAddress(tcp);
     }
 
     HealthStatusManager health = new HealthStatusManager();
@@ -123,15 +113,17 @@ public final class Main {
               .build()
               .start();
     } catch (IOException e) {
-      System.err.println("cannot listen on " + (address != null ? address : served + port) + ": " + e);
+      String where =
+          socketPath != null ? "unix:" + socketPath : tcp.getHostString() + ":" + tcp.getPort();
+      System.err.println("cannot listen on " + where + ": " + e);
       System.exit(1);
       return;
     }
     health.setStatus("", ServingStatus.SERVING);
     health.setStatus(HeartsBotGrpc.SERVICE_NAME, ServingStatus.SERVING);
-    if (address == null) {
-      served += server.getPort();
-    }
+    // With port 0 the port is picked now; a Unix socket is served as given.
+    String served =
+        socketPath != null ? "unix:" + socketPath : tcp.getHostString() + ":" + server.getPort();
     System.err.printf("%s %s serving hearts.v1 on %s%n",
         HeartsBotService.NAME, HeartsBotService.VERSION, served);
 
@@ -170,6 +162,19 @@ public final class Main {
       return address.substring("unix:".length());
     }
     return null;
+  }
+
+  /** {@code host:port} (also {@code [::1]:port}) as a socket address. */
+  private static InetSocketAddress hostPort(String address) {
+    int colon = address.lastIndexOf(':');
+    if (colon <= 0) {
+      fail("bad address (unix:/path or host:port): " + address);
+    }
+    String h = address.substring(0, colon);
+    if (h.startsWith("[") && h.endsWith("]")) {
+      h = h.substring(1, h.length() - 1);
+    }
+    return new InetSocketAddress(h, parsePort(address.substring(colon + 1)));
   }
 
   /** A socket file left at {@code path} by an earlier run would make the bind fail. */
