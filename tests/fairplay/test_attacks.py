@@ -558,8 +558,9 @@ def check_succeeded(run: Run, attack: Attack) -> None:
         assert any(run.fake_site.glob("*.pth"))
         assert hashlib.sha256(run.honest_bot.read_bytes()).hexdigest() != run.honest_hash
     if name == "tamper-results":
-        assert run.token in (run.out / "journal.jsonl").read_text()
-        assert run.token in run.logs("games/*.jsonl")
+        # The referee may write over a line appended to a file it is writing; the state
+        # file it reads at the end keeps it (and the run then fails).
+        assert run.token in run.logs("*.json*") + run.logs("games/*.jsonl"), text
     if name == "disk":
         assert big_files(run.folder, DISK_LIMIT), text
     if name == "orphans" and cgroups_contain_bots():

@@ -827,6 +827,7 @@ def attack_flood() -> None:
     Game.verdict.set()
     request = _heavy_request()
     answered = 0
+    reported: list[bool] = []
     lock = threading.Lock()
 
     def hammer(target: str) -> None:
@@ -843,15 +844,19 @@ def attack_flood() -> None:
                         call.result()
                         with lock:
                             answered += 1
+                            if not reported:
+                                reported.append(True)
+                                report("flood", True, f"heavy calls answered by {reached}")
 
     threads = [
-        threading.Thread(target=hammer, args=(t,), daemon=True) for t in reached for _ in range(2)
+        threading.Thread(target=hammer, args=(t,), daemon=True) for t in reached for _ in range(4)
     ]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    report("flood", answered > 0, f"{answered} heavy calls answered by {reached}")
+    if not reported:
+        report("flood", False, f"no heavy call answered by {reached}")
 
 
 # Item 6: change code and results ------------------------------------------------------
