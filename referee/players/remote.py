@@ -55,16 +55,19 @@ class BotConnection(Connection):
     def __init__(self, address: str, *, max_message_bytes: int = 64 * 1024) -> None:
         self.address = address
         self.info = BotInfo(name=address)
-        self._channel = grpc.insecure_channel(
-            address,
-            options=[
-                ("grpc.max_receive_message_length", max_message_bytes),
-                ("grpc.max_send_message_length", 16 * 1024 * 1024),
-                ("grpc.enable_retries", 0),
-                ("grpc.initial_reconnect_backoff_ms", 50),
-                ("grpc.max_reconnect_backoff_ms", 500),
-            ],
-        )
+        options = [
+            ("grpc.max_receive_message_length", max_message_bytes),
+            ("grpc.max_send_message_length", 16 * 1024 * 1024),
+            ("grpc.enable_retries", 0),
+            ("grpc.initial_reconnect_backoff_ms", 50),
+            ("grpc.max_reconnect_backoff_ms", 500),
+        ]
+        if address.startswith("unix:"):
+            # grpcio would send the socket's path as the HTTP/2 :authority, which some
+            # servers (Rust's h2, under tonic) refuse as a protocol error; Go and grpcurl
+            # send "localhost".
+            options.append(("grpc.default_authority", "localhost"))
+        self._channel = grpc.insecure_channel(address, options=options)
         self._stub = pb_grpc.HeartsBotStub(self._channel)
         self._health = health_pb2_grpc.HealthStub(self._channel)
 

@@ -203,21 +203,7 @@ def _wait_serving_raw(channel: grpc.Channel, proc: subprocess.Popen, logs: pathl
 
 @pytest.mark.toolchain
 @pytest.mark.timeout(1800)  # a cold build (Rust, Go, Java) fetches and compiles everything
-@pytest.mark.parametrize(
-    "kit",
-    [
-        pytest.param(
-            kit,
-            marks=pytest.mark.xfail(
-                kit == "rust",
-                reason="BotConnection sends the socket path as :authority, which tonic refuses; "
-                "it must send localhost on unix: channels (see UDS_AUTHORITY)",
-                strict=True,
-            ),
-        )
-        for kit in KITS
-    ],
-)
+@pytest.mark.parametrize("kit", KITS)
 def test_kit_serves_the_referee_on_a_unix_socket(
     kit: str, built_kit: Callable[[str], Build], socket_dir: pathlib.Path, tmp_path: pathlib.Path
 ) -> None:
