@@ -682,11 +682,21 @@ def opponent_sockets() -> list[str]:
     )
 
 
+def guessed_sockets() -> list[str]:
+    """Other bots' socket paths guessed from ours (``.../bN/bot.sock``), seen or not."""
+    sock = my_socket()
+    m = re.search(r"^(.*)/b(\d+)/([^/]+)$", sock or "")
+    if not m:
+        return []
+    n = int(m.group(2))
+    return [f"{m.group(1)}/b{k}/{m.group(3)}" for k in range(max(1, n - 6), n + 7) if k != n]
+
+
 def attack_takeover() -> None:
     """Item 4: listen on an opponent's port first, or replace its socket file."""
     done: set[object] = set()
     sockets_tried = []
-    for path in opponent_sockets():
+    for path in opponent_sockets() + guessed_sockets():
         if not (in_scope(path) or (CONTAINED and _is_honest(f"unix:{path}"))):
             continue
         try:
@@ -1308,6 +1318,52 @@ def run_attack() -> None:
         Game.verdict.set()
 
 
+# Item 4, the other way round: borrow an opponent's brain ------------------------------
+
+AUTHOR = "fairplay-attacker"
+
+
+def borrow_a_brain() -> None:
+    """Never serve: make our socket a symbolic link to a neighbour's socket instead.
+
+    The link is resolved by the referee, on the host, where the other bots' socket folders
+    (``.../bN/bot.sock``, numbered in start order) exist: if it connects through it, the
+    opponent answers every request for our seat. We cannot see whether it did (the game
+    logs will say: our seat's author is the opponent's), so the link moves from neighbour to
+    neighbour while the referee waits for us to serve.
+    """
+    address = ARGS.get("address") or ""
+    if not address.startswith("unix:"):
+        say(f"ATTACK {ATTACK} link: FAILED: no socket to replace ({address or ARGS})")
+        time.sleep(3600)
+        return
+    path = address[5:]
+    folder = os.path.dirname(path)
+    m = re.search(r"^(.*/)?b(\d+)$", folder)
+    runtime = os.path.dirname(folder)
+    mine = int(m.group(2)) if m else 0
+    candidates = [
+        os.path.join(runtime, f"b{n}", os.path.basename(path))
+        for d in (1, -1, 2, -2, 3, -3, 4, -4)
+        if (n := mine + d) > 0
+    ]
+    linked = []
+    for target in candidates * 2:
+        try:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+            os.symlink(target, path)
+            linked.append(target)
+            if len(linked) == 1:
+                say(f"ATTACK {ATTACK} link: TRIED: our socket is a link to {target}")
+        except OSError as error:
+            say(f"ATTACK {ATTACK} link: FAILED: {path} -> {target}: {error.strerror}")
+            break
+        time.sleep(1.2)
+    say(f"ATTACK {ATTACK} links: TRIED: our socket pointed in turn at {linked[:8]}")
+    time.sleep(3600)
+
+
 # The bot ---------------------------------------------------------------------------------
 
 
@@ -1341,11 +1397,15 @@ def main(argv: list[str]) -> None:
             ARGS["port"] = int(argv[i + 1])
     ARGS["name"] = CONFIG.get("bot_name", "attacker")
     block_s = CONFIG.get("block_s", 20)
+    if attacking and ATTACK == "borrow":
+        borrow_a_brain()
+        return
     launched = threading.Lock()
 
     class Attacker(Bot):
         name = "fairplay-attacker"
         version = "1.0.0"
+        author = AUTHOR
 
         def start_game(self, request):
             if not Game.started.is_set() and request.game_id in CONFIG.get("games", ["t1-d1-r1"]):
