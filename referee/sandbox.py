@@ -52,6 +52,7 @@ EXIT_MEMORY_LIMIT = 243
 EXIT_CPU_LIMIT = 244
 EXIT_PROCESS_LIMIT = 245
 
+_PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _RLIMITS = {
     "cpu_seconds": resource.RLIMIT_CPU,
@@ -582,7 +583,12 @@ def main(argv: list[str]) -> int:
     if pid == 0:
         try:
             os.close(gate_w)
-            os.read(gate_r, 1)
+            # The bot dies with us (we have one thread), and never runs unsupervised: a
+            # gate closed without a word means that we died before opening it.
+            with contextlib.suppress(OSError, AttributeError):
+                ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if os.read(gate_r, 1) != b"x":
+                os._exit(137)
             os.close(gate_r)
             if parent_fd is not None:
                 os.close(parent_fd)
