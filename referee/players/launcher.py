@@ -23,10 +23,12 @@ import json
 import logging
 import os
 import pathlib
+import secrets
 import shlex
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -208,6 +210,7 @@ class LaunchedBot(Connection):
         self._closed = False
         self._socket_dir: pathlib.Path | None = None
         self._home: pathlib.Path | None = None
+        self._pinned: pathlib.Path | None = None
         self._cgroup = ""
 
     # Life cycle ---------------------------------------------------------------
@@ -259,12 +262,56 @@ class LaunchedBot(Connection):
         if self._tcp:
             return free_port(), None
         if self._socket_dir is None or not self._socket_dir.exists():
-            self._socket_dir = bwrap.runtime_dir() / f"b{next(_numbers)}"
+            # A random name: a bot must not be able to guess where the others' sockets are.
+            self._socket_dir = bwrap.runtime_dir() / f"b{secrets.token_hex(6)}"
             self._socket_dir.mkdir(mode=0o700)
         path = self._socket_dir / "bot.sock"
         with contextlib.suppress(FileNotFoundError):
             path.unlink()  # a dead predecessor's
         return None, path
+
+    def _pin_socket(self, path: pathlib.Path, alive: Any) -> pathlib.Path:
+        """A hard link, where only the referee can see it, to the socket the bot made at ``path``.
+
+        The bot can write its socket's folder: it could replace the socket with a
+        symbolic link to another bot's, which the referee, outside the sandbox, would
+        follow. So the referee waits for a real socket at ``path`` and from then on
+        connects through a link of its own to that very inode.
+        """
+        deadline = time.monotonic() + self.startup_timeout_s
+        while True:
+            try:
+                mode = path.lstat().st_mode
+                break
+            except FileNotFoundError:
+                pass
+            if not alive():
+                raise BotFault(FaultKind.START_FAILED, "the bot process exited while starting")
+            if time.monotonic() > deadline:
+                raise BotFault(
+                    FaultKind.START_FAILED,
+                    f"no socket at {path} after {self.startup_timeout_s:.1f} s",
+                )
+            time.sleep(0.02)
+        if not stat.S_ISSOCK(mode):
+            kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a socket"
+            raise BotFault(
+                FaultKind.START_FAILED,
+                f"{path} is {kind}: a bot must serve on a socket of its own at {{address}}",
+            )
+        if self._pinned is not None:  # a dead predecessor's
+            with contextlib.suppress(OSError):
+                self._pinned.unlink()
+        pinned = bwrap.runtime_dir() / "pins" / f"{path.parent.name}-{self.starts}.sock"
+        pinned.parent.mkdir(mode=0o700, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            pinned.unlink()
+        os.link(path, pinned, follow_symlinks=False)
+        if not stat.S_ISSOCK(pinned.lstat().st_mode):  # swapped between the check and the link
+            pinned.unlink()
+            raise BotFault(FaultKind.START_FAILED, f"{path} changed while the referee looked")
+        self._pinned = pinned
+        return pinned
 
     def _argv(self, args: list[str]) -> list[str]:
         """The supervisor's command line around the bot's ``args``."""
@@ -335,10 +382,21 @@ class LaunchedBot(Connection):
                 ) from None
         _RUNNING.add(self)
         self._generation += 1
-        address = f"127.0.0.1:{port}" if port is not None else f"unix:{socket_path}"
+        started = time.monotonic()
+        alive = lambda: self._proc.poll() is None  # noqa: E731
+        try:
+            if port is not None:
+                address = f"127.0.0.1:{port}"
+            else:
+                assert socket_path is not None
+                address = f"unix:{self._pin_socket(socket_path, alive)}"
+        except BotFault as fault:
+            self._stop_process()
+            raise BotFault(fault.kind, f"{fault.message}{self._stderr_tail()}") from None
         conn = BotConnection(address, max_message_bytes=self.max_message_bytes)
         try:
-            conn.wait_serving(self.startup_timeout_s, alive=lambda: self._proc.poll() is None)
+            left = self.startup_timeout_s - (time.monotonic() - started)
+            conn.wait_serving(max(left, 0.1), alive=alive)
             info = conn.handshake(self.handshake_timeout_s)
         except BotFault as fault:
             conn.close()
@@ -470,6 +528,9 @@ class LaunchedBot(Connection):
             self._stop_process()
             if self._socket_dir is not None:
                 shutil.rmtree(self._socket_dir, ignore_errors=True)
+            if self._pinned is not None:
+                with contextlib.suppress(OSError):
+                    self._pinned.unlink()
             self._remove_home()
         _RUNNING.discard(self)
 
