@@ -203,6 +203,7 @@ def make_run(
     limits: dict[str, int] | None = None,
     time_control: dict[str, int] | None = None,
     build: bool = False,
+    flat: bool = False,
 ) -> Run:
     """Lay out a tournament folder: the attacker, the honest copy, a canary, a config."""
     folder = base / mode
@@ -217,8 +218,10 @@ def make_run(
     sandboxed = mode != "none" and has_sandbox()
     where = "--address {address}" if sandboxed else "--port {port}"
     honest = _honest_folder(folder, marker, "{python} bot.py " + where)
-    attacker = folder / "attacker"
-    attacker.mkdir()
+    # Flat: the attacker is a command whose script lies in the tournament's folder, next to
+    # the config, the key and the other bots' folders (a folder bot has one of its own).
+    attacker = folder if flat else folder / "attacker"
+    attacker.mkdir(exist_ok=True)
     shutil.copy(ATTACKER, attacker / "attacker.py")
     config = {
         "attack": attack,
@@ -239,7 +242,8 @@ def make_run(
     )
     if build:
         manifest += 'build: "python3 attacker.py --build || /usr/bin/python3 attacker.py --build"\n'
-    (attacker / "bot.yaml").write_text(manifest)
+    if not flat:
+        (attacker / "bot.yaml").write_text(manifest)
     if key_file is not None:
         # Inside the run's folder, where the unsandboxed attacker may look for it.
         shutil.copy(key_file, folder / "key")
@@ -249,7 +253,7 @@ def make_run(
         "name: fairplay",
         "seed: 2024",
         "bots:",
-        "  attacker: attacker",
+        f'  attacker: "{{python}} attacker.py {where}{flag}"' if flat else "  attacker: attacker",
         "  honest: honest",
         "  random: random",
         "  heuristic: heuristic",
@@ -269,7 +273,8 @@ def make_run(
         mode=mode,
         attack=attack,
         folder=folder,
-        out=folder / "out",
+        # (Not inside a flat folder: see test_a_command_bot_beside_its_output_folder_starts.)
+        out=base / f"{mode}-out" if flat else folder / "out",
         canary=canary,
         fake_site=fake_site,
         honest_bot=honest / "bot.py",
@@ -401,6 +406,8 @@ class Attack:
     limits: dict[str, int] = dataclasses.field(default_factory=dict)
     time_control: dict[str, int] = dataclasses.field(default_factory=dict)
     build: bool = False
+    #: The attacker a command whose script lies in the tournament's folder.
+    flat: bool = False
     #: Fault kinds the sandboxed attacker is stopped with when its limit works (then it need
     #: not report, and the standings differ from the control run by the referee's fallbacks).
     stopped: tuple[str, ...] = ()
@@ -418,6 +425,8 @@ ATTACKS = {
         # 1. Hidden cards.
         Attack("read-logs", ("game-log",), ("game-log",)),
         Attack("read-seed", ("seed",), ("seed",)),
+        # 1 and 2 for a command bot: the folder it sees is its script's.
+        Attack("command-folder", ("seed", "sources"), ("seed", "sources"), flat=True),
         # 2. Other processes.
         Attack(
             "read-processes",
@@ -498,6 +507,7 @@ def run_attack(base: pathlib.Path, mode: str, attack: Attack, key_file: pathlib.
         limits=limits,
         time_control=attack.time_control,
         build=attack.build,
+        flat=attack.flat,
     )
     return play(run)
 
@@ -617,6 +627,11 @@ KNOWN_HOLES = {
         "(/dev/shm/hr-*/bN/bot.sock, numbered in start order): the referee follows it on the "
         "host, and the other bot plays (and sees the hands of) the attacker's seat"
     ),
+    "command-folder": (
+        "a bare command bot sees its script's whole folder: when that is the tournament's "
+        "folder, it reads the config (seed), a --key-file kept there (the key) and the other "
+        "bots' folders, so it computes every deal and reads their code"
+    ),
 }
 
 
@@ -695,11 +710,30 @@ def test_sandboxed_the_attack_fails(
         kill_leftovers(run)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="the output folder and its bots/ log folder are both hidden: bwrap cannot make the "
+    "second tmpfs inside the first, read-only one (Can't mkdir OUT/bots: Read-only file system)",
+)
+def test_a_command_bot_beside_its_output_folder_starts(
+    tmp_path: pathlib.Path, key_file: pathlib.Path | None, control: Run
+) -> None:
+    """The usual layout of a quick tournament: the config, a bot script and the output folder
+    in one folder. The bot must start (with its output folder hidden) and play."""
+    run = make_run(tmp_path, "sandboxed", "none", key_file=key_file, flat=True)
+    run.out = run.folder / "out"
+    play(run)
+    text = run.describe()
+    assert run.returncode == 0, text
+    rows = run.rows()
+    assert rows["attacker"]["status"] == "ok" and rows["attacker"]["faults"] == {}, text
+
+
 def test_every_item_of_the_issue_has_an_attack() -> None:
     """Items 1-8 of "Fair play I", each with at least one attack above."""
     items = {
-        1: {"read-logs", "read-seed"},
-        2: {"read-processes"},
+        1: {"read-logs", "read-seed", "command-folder"},
+        2: {"read-processes", "command-folder"},
         3: {"signal-opponents", "kill-referee"},
         4: {"takeover", "borrow"},
         5: {"flood"},

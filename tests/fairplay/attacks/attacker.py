@@ -245,7 +245,9 @@ def all_files(budget_s: float = 6.0, max_entries: int = 150_000) -> list[str]:
 
 
 def not_mine(path: str) -> bool:
-    return not (path == str(HERE) or path.startswith(f"{HERE}/"))
+    """Not one of this bot's own files (its folder may hold others' in a flat layout)."""
+    own = {str(HERE / name) for name in ("attacker.py", "attack.json", "bot.yaml")}
+    return path not in own and "/__pycache__/" not in path
 
 
 # The game state the attacks use ------------------------------------------------------
@@ -309,7 +311,7 @@ def attack_read_seed() -> None:
     folder; recompute every deal with referee.engine."""
     from referee.engine import card_list, deal
     from referee.engine.cards import Card
-    from referee.schedule import derive_seed
+    from referee.tournament.schedule import derive_seed
 
     try:
         from referee.seal import game_seed
@@ -440,6 +442,11 @@ def attack_read_processes() -> None:
     else:
         report("ptrace", False, f"no process to attach to ({sorted(errors) or 'none visible'})")
 
+    _read_sources()
+    _read_logs()
+
+
+def _read_sources() -> None:
     found = set()
     sources = [f for f in all_files() if f.endswith((".py", ".yaml")) and not_mine(f)]
     for pid in others():
@@ -455,6 +462,8 @@ def attack_read_processes() -> None:
     else:
         report("sources", False, f"{len(sources)} candidate sources, no opponent's")
 
+
+def _read_logs() -> None:
     logs = [
         f
         for f in all_files()
@@ -1290,6 +1299,7 @@ ATTACKS = {
     "read-logs": (attack_read_logs, True),
     "read-seed": (attack_read_seed, True),
     "read-processes": (attack_read_processes, True),
+    "command-folder": (lambda: (attack_read_seed(), _read_sources()), True),
     "signal-opponents": (attack_signal_opponents, False),
     "kill-referee": (attack_kill_referee, True),
     "takeover": (attack_takeover, False),
