@@ -6,7 +6,7 @@
 Two heuristic and two random bots sit alternately (H R H R); every deal seed
 is played twice, the second time with the seats rotated by one (R H R H), so
 that each bot plays every seat and both sides get the same cards. Games use
-the default rules (RULES.md: four players, 100 points, moon adds to others).
+the default rules (docs/rules.md: four players, 100 points, moon adds to others).
 
 Two runs:
 

@@ -15,7 +15,7 @@ F = Callable[..., Any]
 
 
 def rules_options(f: F) -> F:
-    """Every variant of RULES.md as an option; defaults are the marked defaults."""
+    """Every variant of docs/rules.md as an option; defaults are the marked defaults."""
     options = [
         click.option(
             "--players",

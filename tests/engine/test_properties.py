@@ -1,7 +1,7 @@
 """Property tests over many seeded random games in every variant (hypothesis).
 
 Each game is played by a random driver that also tries refused actions. The
-checks are written from RULES.md, independently of the engine's mask code:
+checks are written from docs/rules.md, independently of the engine's mask code:
 legality (R3-R6, V1, V7) from the trick history and the card texts, trick
 winners (R4) from the ranks, points (R7, V3), the moon (R8, V2), the dealing
 (R1, V6), the end of the game (R9, V4, V5), and replay.

@@ -1,4 +1,4 @@
-"""referee.engine.rules: the rule set, its defaults (RULES.md) and validation."""
+"""referee.engine.rules: the rule set, its defaults (docs/rules.md) and validation."""
 
 from __future__ import annotations
 

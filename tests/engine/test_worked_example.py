@@ -1,4 +1,4 @@
-"""The worked example of RULES.md (source 004), encoded move by move.
+"""The worked example of docs/rules.md (source 004), encoded move by move.
 
 Four players; play order Bo -> Cleo -> You -> Ada, so Bo = 0, Cleo = 1, You = 2,
 Ada = 3, and "left" (R1) is the next seat in play order. Hand 1 passes left (R2):

@@ -2,7 +2,7 @@
 
 It passes Q♠ when it lacks cover and high hearts, ducks under the winning
 card, dumps Q♠ and high hearts when void, and avoids taking Q♠. It keeps no
-state: every request carries what the bot may know (RULES.md has the rules).
+state: every request carries what the bot may know (docs/rules.md has the rules).
 
 Run:  python bot.py --port 50051
 """
