@@ -35,6 +35,7 @@ from referee.engine import (
     ActionError,
     Card,
     CardNotHeldError,
+    FaultKind,
     GameState,
     MoonScoring,
     Phase,
@@ -66,8 +67,8 @@ __all__ = [
 _FALLBACK_SEED = "fallback/{seed}/{decision}"
 _SOURCES = ("bot", "fallback")
 #: Faults whose recorded answer the engine can re-check.
-_PLAY_FAULTS = {"illegal_card", "card_not_held"}
-_PASS_FAULTS = {"wrong_pass_size", "duplicate_cards", "card_not_held"}
+_PLAY_FAULTS = {FaultKind.ILLEGAL_CARD, FaultKind.CARD_NOT_HELD}
+_PASS_FAULTS = {FaultKind.WRONG_PASS_SIZE, FaultKind.DUPLICATE_CARDS, FaultKind.CARD_NOT_HELD}
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -457,10 +458,10 @@ class _Checker:
         try:
             self.state.check_play(seat, answer)
         except CardNotHeldError:
-            if kind == "card_not_held":
+            if kind == FaultKind.CARD_NOT_HELD:
                 return
         except ActionError:
-            if kind == "illegal_card":
+            if kind == FaultKind.ILLEGAL_CARD:
                 return
         else:
             raise _Mismatch(
@@ -988,7 +989,7 @@ def _check_schedule(
     """Each game is the schedule's: its place, its seats and its deal seed (from the key)."""
     if state is None:
         return
-    from referee.schedule import make_schedule
+    from referee.tournament.schedule import make_schedule
 
     try:
         config = state["config"]

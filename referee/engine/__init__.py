@@ -38,6 +38,7 @@ from referee.engine.errors import (
     NotYourTurnError,
     WrongPhaseError,
 )
+from referee.engine.faults import LIMIT_KINDS, NOT_RECORDED, FaultKind
 from referee.engine.replay import ReplayError, replay
 from referee.engine.rules import MoonScoring, PassDirection, Rules, RulesError, TieRule
 from referee.engine.state import (
@@ -58,6 +59,8 @@ __all__ = [
     "ALL_CARDS",
     "HEARTS",
     "JACK_OF_DIAMONDS",
+    "LIMIT_KINDS",
+    "NOT_RECORDED",
     "QUEEN_OF_SPADES",
     "SUIT_MASKS",
     "TWO_OF_CLUBS",
@@ -66,6 +69,7 @@ __all__ = [
     "Card",
     "CardNotHeldError",
     "CardSet",
+    "FaultKind",
     "GameOverError",
     "GameState",
     "HandResult",

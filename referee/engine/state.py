@@ -45,6 +45,7 @@ from referee.engine.errors import (
     NotYourTurnError,
     WrongPhaseError,
 )
+from referee.engine.faults import FaultKind
 from referee.engine.rules import MoonScoring, PassDirection, Rules, TieRule
 
 if TYPE_CHECKING:
@@ -538,7 +539,7 @@ class GameState:
                 raise InvalidPassError(f"not a card: {c!r}")
         if len(cards) != count:
             raise InvalidPassError(
-                f"must pass {count} cards, not {len(cards)} (R2)", rule="R2", kind="wrong_pass_size"
+                f"must pass {count} cards, not {len(cards)} (R2)", rule="R2", kind=FaultKind.WRONG_PASS_SIZE
             )
         mask = 0
         for c in cards:
@@ -546,7 +547,7 @@ class GameState:
                 raise InvalidPassError(
                     f"duplicate card in pass: {_CARD[c].symbol()} (R2)",
                     rule="R2",
-                    kind="duplicate_cards",
+                    kind=FaultKind.DUPLICATE_CARDS,
                 )
             mask |= 1 << c
         missing = mask & ~self.hands[seat]

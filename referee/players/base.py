@@ -4,7 +4,8 @@ A :class:`Player` answers for one bot; one player object may serve several
 seats and games at once (every call names the game and the seat). Players
 return engine values; checking them against the rules is the runner's job.
 Anything that goes wrong in getting an answer is raised as :class:`BotFault`
-with a stable ``kind``.
+with a stable ``kind``, a :class:`~referee.engine.faults.FaultKind` (the one
+registry of kinds, owned by the engine and re-exported here).
 """
 
 from __future__ import annotations
@@ -13,35 +14,15 @@ import abc
 import dataclasses
 from collections.abc import Sequence
 
-from referee.engine import Card, HandResult, MoonScoring, Outcome, Rules, SeatView
+from referee.engine import Card, FaultKind, HandResult, MoonScoring, Outcome, Rules, SeatView
 
 __all__ = ["BotFault", "BotInfo", "Deadline", "FaultKind", "Player"]
-
-
-class FaultKind:
-    """The kinds of fault the referee records (see docs/log-format.md)."""
-
-    TIMEOUT = "timeout"
-    RPC_ERROR = "rpc_error"
-    UNAVAILABLE = "unavailable"
-    CRASH = "crash"
-    OVERSIZED = "oversized"
-    MALFORMED = "malformed"
-    ILLEGAL_CARD = "illegal_card"
-    CARD_NOT_HELD = "card_not_held"
-    WRONG_PASS_SIZE = "wrong_pass_size"
-    DUPLICATE_CARDS = "duplicate_cards"
-    MEMORY_LIMIT = "memory_limit"
-    CPU_LIMIT = "cpu_limit"
-    PROCESS_LIMIT = "process_limit"
-    START_FAILED = "start_failed"
-    HANDSHAKE = "handshake"
 
 
 class BotFault(Exception):
     """A bot failed to give a usable answer; ``kind`` is a :class:`FaultKind` value."""
 
-    def __init__(self, kind: str, message: str, *, status: str | None = None) -> None:
+    def __init__(self, kind: FaultKind, message: str, *, status: str | None = None) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
