@@ -39,6 +39,7 @@ from referee.engine.errors import (
     WrongPhaseError,
 )
 from referee.engine.faults import LIMIT_KINDS, NOT_RECORDED, FaultKind
+from referee.engine.legal import LegalCase, legal_case
 from referee.engine.replay import ReplayError, replay
 from referee.engine.rules import MoonScoring, PassDirection, Rules, RulesError, TieRule
 from referee.engine.state import (
@@ -76,6 +77,7 @@ __all__ = [
     "IllegalMoveError",
     "InvalidCardError",
     "InvalidPassError",
+    "LegalCase",
     "MoonChoice",
     "MoonScoring",
     "NotYourTurnError",
@@ -96,6 +98,7 @@ __all__ = [
     "card_list",
     "deal",
     "format_cards",
+    "legal_case",
     "mask_of",
     "parse_cards",
     "replay",

@@ -46,6 +46,7 @@ from referee.engine.errors import (
     WrongPhaseError,
 )
 from referee.engine.faults import FaultKind
+from referee.engine.legal import CLEAN, LegalCase, legal_case
 from referee.engine.rules import MoonScoring, PassDirection, Rules, TieRule
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ __all__ = [
 _QS_BIT = 1 << QUEEN_OF_SPADES
 _JD_BIT = 1 << JACK_OF_DIAMONDS
 _NOT_HEARTS = ~HEARTS & ((1 << 52) - 1)
-_CLEAN = _NOT_HEARTS & ~_QS_BIT  # cards allowed on the first trick (R5)
+_CLEAN = CLEAN  # cards allowed on the first trick (R5)
 _CLUBS = SUIT_MASKS[Suit.CLUBS]
 _CARD = [Card(i) for i in range(52)]
 _SUIT_MASKS = list(SUIT_MASKS)
@@ -444,11 +445,30 @@ class GameState:
             return []
         return [self.current]
 
+    def legal_case(self, seat: int | None = None) -> tuple[LegalCase, int] | None:
+        """Which case of the cascade decides ``seat``'s plays, and the plays (a mask).
+
+        None when it is not that seat's turn to play. See
+        :func:`referee.engine.legal.legal_case`, the cascade's one statement.
+        """
+        if self.phase is not _PLAYING or (seat is not None and seat != self.current):
+            return None
+        return legal_case(
+            self.hands[self.current],
+            self.lead_suit if self.trick_plays else -1,
+            first_trick=self.trick_number == 0,
+            hearts_broken=self.hearts_broken,
+            clean_first_trick=self._clean_first_trick,
+            first_lead=self._first_lead,
+        )
+
     def legal_mask(self, seat: int | None = None) -> int:
         """The legal plays of ``seat`` (default: the player to move) as a mask.
 
-        Zero when it is not that seat's turn to play. The cascade: first lead
-        (R3), follow suit (R4), first trick clean (R5, V7), hearts broken (R6).
+        Zero when it is not that seat's turn to play. The cascade of
+        :func:`referee.engine.legal.legal_case` (first lead R3, follow suit R4,
+        first trick clean R5 and V7, hearts broken R6), written for speed and
+        tested against it for every combination of its inputs.
         """
         if self.phase is not _PLAYING:
             return 0
@@ -486,24 +506,27 @@ class GameState:
         if not isinstance(card, int) or not 0 <= card < 52:
             raise CardNotHeldError(f"not a card: {card!r}")
         c = _CARD[card]
-        hand = self.hands[seat]
-        if not hand >> card & 1:
+        if not self.hands[seat] >> card & 1:
             raise CardNotHeldError(f"seat {seat} does not hold {c.symbol()}")
-        if self.legal_mask() >> card & 1:
+        found = self.legal_case()
+        assert found is not None
+        case, legal = found
+        if legal >> card & 1:
             return
-        if not self.trick_plays:
-            if self.trick_number == 0:
-                first = _CARD[self._first_lead.bit_length() - 1]
-                raise IllegalMoveError(
-                    f"the first trick must be led with {first.symbol()} (R3)", rule="R3"
-                )
-            raise IllegalMoveError(
-                f"hearts not broken (R6): {c.symbol()} may not be led", rule="R6"
-            )
-        if hand & SUIT_MASKS[self.lead_suit]:
-            raise IllegalMoveError(f"must follow suit: {Suit(self.lead_suit).word} (R4)", rule="R4")
-        what = "Q♠" if card == QUEEN_OF_SPADES else "hearts"
-        raise IllegalMoveError(f"{what} not allowed on the first trick (R5)", rule="R5")
+        # Only the cases that restrict the plays can refuse a card the seat holds.
+        if case is LegalCase.FIRST_LEAD:
+            first = _CARD[self._first_lead.bit_length() - 1]
+            message = f"the first trick must be led with {first.symbol()} (R3)"
+        elif case is LegalCase.HEARTS_NOT_BROKEN:
+            message = f"hearts not broken (R6): {c.symbol()} may not be led"
+        elif case is LegalCase.FOLLOW_SUIT:
+            message = f"must follow suit: {Suit(self.lead_suit).word} (R4)"
+        elif case is LegalCase.FIRST_TRICK_CLEAN:
+            what = "Q♠" if card == QUEEN_OF_SPADES else "hearts"
+            message = f"{what} not allowed on the first trick (R5)"
+        else:  # pragma: no cover - the other cases allow every card held
+            raise AssertionError(f"{case} refused a card held")
+        raise IllegalMoveError(message, rule=case.rule)
 
     def view(self, seat: int) -> SeatView:
         """What ``seat`` may know now (see :class:`~referee.engine.view.SeatView`)."""
@@ -539,7 +562,9 @@ class GameState:
                 raise InvalidPassError(f"not a card: {c!r}")
         if len(cards) != count:
             raise InvalidPassError(
-                f"must pass {count} cards, not {len(cards)} (R2)", rule="R2", kind=FaultKind.WRONG_PASS_SIZE
+                f"must pass {count} cards, not {len(cards)} (R2)",
+                rule="R2",
+                kind=FaultKind.WRONG_PASS_SIZE,
             )
         mask = 0
         for c in cards:
@@ -582,25 +607,14 @@ class GameState:
         ):
             self.check_play(p if seat is None else seat, card)
             raise AssertionError("unreachable: check_play accepted an illegal play")
-        # The legality cascade of legal_mask, inlined: this is the hottest path.
         bit = 1 << card
         hand = self.hands[p]
         plays = self.trick_plays
-        if plays:
-            legal = hand & _SUIT_MASKS[self.lead_suit]
-            if not legal:
-                legal = (
-                    hand & _CLEAN or hand
-                    if self.trick_number == 0 and self._clean_first_trick
-                    else hand
-                )
-        elif self.trick_number == 0:
-            legal = self._first_lead
-        elif self.hearts_broken:
-            legal = hand
-        else:
-            legal = hand & _NOT_HEARTS or hand
-        if not legal & bit:
+        # Hottest path: a card held of the led suit is always legal (R4: the
+        # cascade's FOLLOW_SUIT case); anything else asks legal_mask.
+        if not (plays and hand & bit & _SUIT_MASKS[self.lead_suit]) and not (
+            self.legal_mask() & bit
+        ):
             self.check_play(p, card)
             raise AssertionError("unreachable: check_play accepted an illegal play")
         self.hands[p] = hand ^ bit
