@@ -23,7 +23,6 @@ import dataclasses
 import datetime
 import logging
 import os
-import random
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -38,6 +37,14 @@ from referee.engine import (
     card_list,
 )
 from referee.engine.errors import ActionError
+from referee.fallback import (
+    FALLBACK_MOON_CHOICE,
+    fallback_pass,
+    fallback_play,
+    moon_decision,
+    pass_decision,
+    play_decision,
+)
 from referee.gamelog import LOG_FORMAT, LOG_VERSION, GameLogWriter
 from referee.players.base import BotFault, BotInfo, Deadline, FaultKind, Player
 from referee.players.remote import RemotePlayer
@@ -283,9 +290,6 @@ class _Game:
                 }
             )
 
-    def fallback_rng(self, decision_id: str) -> random.Random:
-        return random.Random(f"fallback/{self.spec.seed}/{decision_id}")
-
     # The game ------------------------------------------------------------------
 
     def run(self) -> GameRecord:
@@ -401,7 +405,7 @@ class _Game:
             if seat.forfeited:
                 continue
             view = state.view(s)
-            decision = f"h{state.hand_number}-pass-s{s}"
+            decision = pass_decision(state.hand_number, s)
 
             def question(
                 deadline: Deadline, seat: _Seat = seat, view: Any = view, d: str = decision
@@ -414,7 +418,7 @@ class _Game:
                 asks[s] = self.ask(seat, question)
         for s in state.to_act():
             seat = self.seats[s]
-            decision = f"h{state.hand_number}-pass-s{s}"
+            decision = pass_decision(state.hand_number, s)
             if s in asks:
                 result = asks[s]
                 answer, ms, fault = (
@@ -440,7 +444,7 @@ class _Game:
                     record["fault"] = self.fault(seat, fault.kind, fault.message)
                     if answer is not None:
                         record["answer"] = [str(c) for c in answer]
-                cards = sorted(self.fallback_rng(decision).sample(card_list(state.hands[s]), count))
+                cards = fallback_pass(self.spec.seed, decision, state.hands[s], count)
                 record["source"] = "fallback"
                 state.pass_cards(s, cards)
             else:
@@ -454,7 +458,7 @@ class _Game:
         s = state.current
         seat = self.seats[s]
         hand, trick = state.hand_number, state.trick_number + 1
-        decision = f"h{hand}-t{trick}-s{s}"
+        decision = play_decision(hand, trick, s)
         legal = state.legal_mask()
         answer, ms, fault = None, 0.0, None
         if not seat.forfeited:
@@ -481,7 +485,7 @@ class _Game:
                 record["fault"] = self.fault(seat, fault.kind, fault.message)
                 if answer is not None:
                     record["answer"] = str(answer)
-            card = self.fallback_rng(decision).choice(card_list(legal))
+            card = fallback_play(self.spec.seed, decision, legal)
             record["source"] = "fallback"
         else:
             record["source"] = "bot"
@@ -510,7 +514,7 @@ class _Game:
         state = self.state
         s = state.current
         seat = self.seats[s]
-        decision = f"h{state.hand_number}-moon-s{s}"
+        decision = moon_decision(state.hand_number, s)
         answer, ms, fault = None, 0.0, None
         if not seat.forfeited:
             view = state.view(s)
@@ -534,7 +538,7 @@ class _Game:
                 record["fault"] = self.fault(
                     seat, FaultKind.MALFORMED, f"not a moon choice: {answer!r}"
                 )
-            answer = MoonScoring.ADD_TO_OTHERS  # V2: the default for a bot that does not answer
+            answer = FALLBACK_MOON_CHOICE
             record["source"] = "fallback"
         else:
             record["source"] = "bot"

@@ -25,7 +25,6 @@ import dataclasses
 import json
 import os
 import pathlib
-import random
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -44,6 +43,7 @@ from referee.engine import (
     card_list,
     deal,
 )
+from referee.fallback import FALLBACK_MOON_CHOICE, fallback_pass, fallback_play
 from referee.gamelog import LogError
 from referee.replay import (
     RecordError,
@@ -63,8 +63,6 @@ __all__ = [
     "verify_log",
 ]
 
-#: What the fallback of a refused pass, play or moon choice is (docs/log-format.md).
-_FALLBACK_SEED = "fallback/{seed}/{decision}"
 _SOURCES = ("bot", "fallback")
 #: Faults whose recorded answer the engine can re-check.
 _PLAY_FAULTS = {FaultKind.ILLEGAL_CARD, FaultKind.CARD_NOT_HELD}
@@ -373,8 +371,8 @@ class _Checker:
         if fault and "answer" in record:
             self._pass_fault(record, seat, fault)
         if record["source"] == "fallback":
-            rng = self._fallback_rng(record)
-            want = sorted(rng.sample(card_list(state.hands[seat]), self.rules.pass_count))
+            decision = field(record, "decision", str)
+            want = fallback_pass(self.seed, decision, state.hands[seat], self.rules.pass_count)
             if sorted(cards) != want:
                 raise _Mismatch(
                     f"fallback pass {_cards(cards)}, but the seeded fallback is {_cards(want)}",
@@ -429,7 +427,7 @@ class _Checker:
         if fault and "answer" in record:
             self._play_fault(record, seat, fault)
         if record["source"] == "fallback":
-            choice = self._fallback_rng(record).choice(want)
+            choice = fallback_play(self.seed, field(record, "decision", str), state.legal_mask())
             if card != choice:
                 raise _Mismatch(
                     f"fallback card {card.symbol()}, but the seeded fallback is {choice.symbol()}",
@@ -524,7 +522,7 @@ class _Checker:
             choice = MoonScoring(field(record, "choice", str))
         except ValueError:
             raise _Mismatch(f"unknown moon choice {record['choice']!r}", seat=seat) from None
-        if record["source"] == "fallback" and choice is not MoonScoring.ADD_TO_OTHERS:
+        if record["source"] == "fallback" and choice is not FALLBACK_MOON_CHOICE:
             raise _Mismatch("the fallback moon choice is add_to_others", seat=seat)
         try:
             state.choose_moon_scoring(seat, choice)
@@ -612,10 +610,6 @@ class _Checker:
             raise _Mismatch(
                 f"fault {total} (max_faults {self.max_faults}) without a forfeit", seat=seat
             )
-
-    def _fallback_rng(self, record: dict[str, Any]) -> random.Random:
-        decision = field(record, "decision", str)
-        return random.Random(_FALLBACK_SEED.format(seed=self.seed, decision=decision))
 
     # The result --------------------------------------------------------------------
 
