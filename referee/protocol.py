@@ -151,7 +151,7 @@ def trick_to_pb(trick: Trick) -> pb.Trick:
 # and message fields are concatenated from their serialised encodings (a
 # serialised message is the concatenation of its fields; repeated fields
 # append in order) and parsed once. Tricks are immutable, so each one is
-# encoded once. tests/match/test_protocol.py checks the result against the
+# encoded once. tests/test_protocol.py checks the result against the
 # plain construction.
 def _card_fields(name: str) -> list[bytes]:
     return [pb.PlayCardRequest(**{name: [card]}).SerializeToString() for card in _PB_CARDS]

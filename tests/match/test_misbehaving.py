@@ -230,16 +230,6 @@ def test_wrong_protocol_version_is_refused(make_pool) -> None:
         server.stop(None)
 
 
-def test_wrong_protocol_version_of_a_launched_bot(make_pool, launched_pids) -> None:
-    pool = make_pool(TimeControl(startup_timeout_ms=20000))
-    with pytest.raises(BotFault) as caught:
-        pool.start(parse_bot(misbehaving_command("--protocol-version", "3")))
-    assert caught.value.kind == FaultKind.HANDSHAKE
-    assert "protocol version 3" in caught.value.message
-    assert len(launched_pids) == 1
-    assert_no_process_left(launched_pids)  # refused and stopped at once
-
-
 # The moon choice (V2 shooter_chooses) ---------------------------------------------
 
 # Seat 0 holds the top card of every suit it can lead, so a greedy bot (always
@@ -399,44 +389,9 @@ def test_crash_leaves_no_child_behind(tmp_path, make_pool, launched_pids) -> Non
         assert not os.path.exists(f"/proc/{pid}") or _zombie(pid)
 
 
-def test_bot_ignoring_sigterm_is_killed(tmp_path, make_pool, launched_pids) -> None:
-    pids = tmp_path / "pids"
-    pool = make_pool(sandbox="none")  # writes its pids outside its folder
-    pool.start(
-        parse_bot(misbehaving_command("--ignore-sigterm", "--spawn-child", "--pid-file", str(pids)))
-    )
-    pool.close()
-    assert_no_process_left(launched_pids)
-    for line in pids.read_text().splitlines():
-        pid = int(line.split()[0])
-        assert not os.path.exists(f"/proc/{pid}") or _zombie(pid)
-
-
 def _zombie(pid: int) -> bool:
     """Gone, or a zombie: not a live process."""
     return not any(p.pid == pid and p.alive for p in procfs.processes())
-
-
-def test_never_listening_bot_fails_to_start(make_pool, launched_pids) -> None:
-    pool = make_pool(TimeControl(startup_timeout_ms=1500))
-    spec = parse_bot(misbehaving_command("--no-listen"))
-    with pytest.raises(BotFault) as caught:
-        pool.start(spec)
-    assert caught.value.kind == FaultKind.START_FAILED
-    message = caught.value.message
-    assert "not serving" in message and "1.5 s" in message
-    assert "not listening, just sleeping" in message  # the bot's stderr is quoted
-    assert_no_process_left(launched_pids)
-
-
-def test_bot_exiting_at_start(make_pool, launched_pids) -> None:
-    pool = make_pool(TimeControl(startup_timeout_ms=20000))
-    with pytest.raises(BotFault) as caught:
-        pool.start(parse_bot(misbehaving_command("--exit-at-start")))
-    assert caught.value.kind == FaultKind.START_FAILED
-    assert "exited while starting" in caught.value.message
-    assert "exiting at start" in caught.value.message
-    assert_no_process_left(launched_pids)
 
 
 def test_stand_in_for_a_bot_that_never_starts(tmp_path, make_pool, launched_pids) -> None:
