@@ -45,7 +45,23 @@ from referee.fallback import (
     pass_decision,
     play_decision,
 )
-from referee.gamelog import LOG_FORMAT, LOG_VERSION, GameLogWriter
+from referee.gamelog import (
+    DealRecord,
+    Fault,
+    FaultRecord,
+    ForfeitRecord,
+    GameAbortRecord,
+    GameEndRecord,
+    GameHeader,
+    GameLogWriter,
+    HandEndRecord,
+    LogRecord,
+    MoonChoiceRecord,
+    PassRecord,
+    PlayRecord,
+    SeatInfo,
+    TrickRecord,
+)
 from referee.players.base import BotFault, BotInfo, Deadline, FaultKind, Player
 from referee.players.remote import RemotePlayer
 from referee.policy import FaultPolicy, TimeControl
@@ -194,12 +210,13 @@ class _Game:
 
     # Recording -----------------------------------------------------------------
 
-    def write(self, record: dict[str, Any]) -> None:
-        self.writer.write(record)
+    def write(self, record: LogRecord) -> None:
+        data = record.to_json()
+        self.writer.write(data)
         if self.on_event:
-            self.on_event(record["type"], record)
+            self.on_event(record.TYPE, data)
 
-    def fault(self, seat: _Seat, kind: str, message: str) -> dict[str, str]:
+    def fault(self, seat: _Seat, kind: str, message: str) -> Fault:
         seat.faults[kind] += 1
         log.info(
             "game %s seat %d (%s): %s: %s", self.spec.game_id, seat.seat, seat.bot, kind, message
@@ -211,15 +228,14 @@ class _Game:
         ):
             seat.forfeited = True
             self.write(
-                {
-                    "type": "forfeit",
-                    "seat": seat.seat,
-                    "hand": self.state.hand_number,
-                    "faults": seat.fault_count,
-                    "reason": f"{seat.fault_count} faults (max_faults {self.policy.max_faults})",
-                }
+                ForfeitRecord(
+                    seat=seat.seat,
+                    hand=self.state.hand_number,
+                    faults=seat.fault_count,
+                    reason=f"{seat.fault_count} faults (max_faults {self.policy.max_faults})",
+                )
             )
-        return {"kind": kind, "message": message[:500]}
+        return Fault(kind, message[:500])
 
     # Asking bots ---------------------------------------------------------------
 
@@ -266,29 +282,24 @@ class _Game:
         except BotFault as error:
             if seat.forfeited:
                 return  # the seat has forfeited already: its faults no longer count
-            record = self.fault(seat, error.kind, error.message)
-            self.write(
-                {
-                    "type": "fault",
-                    "seat": seat.seat,
-                    "during": during,
-                    "hand": self.state.hand_number,
-                    **record,
-                }
-            )
+            fault = self.fault(seat, error.kind, error.message)
+            self.write_fault(seat, during, fault)
         except Exception as error:
             if seat.forfeited:
                 return
-            record = self.fault(seat, FaultKind.RPC_ERROR, f"{type(error).__name__}: {error}")
-            self.write(
-                {
-                    "type": "fault",
-                    "seat": seat.seat,
-                    "during": during,
-                    "hand": self.state.hand_number,
-                    **record,
-                }
+            fault = self.fault(seat, FaultKind.RPC_ERROR, f"{type(error).__name__}: {error}")
+            self.write_fault(seat, during, fault)
+
+    def write_fault(self, seat: _Seat, during: str, fault: Fault) -> None:
+        self.write(
+            FaultRecord(
+                seat=seat.seat,
+                during=during,
+                hand=self.state.hand_number,
+                kind=fault.kind,
+                message=fault.message,
             )
+        )
 
     # The game ------------------------------------------------------------------
 
@@ -296,22 +307,17 @@ class _Game:
         started = time.perf_counter()
         spec, state = self.spec, self.state
         self.write(
-            {
-                "type": "game",
-                "format": LOG_FORMAT,
-                "version": LOG_VERSION,
-                "referee_version": __version__,
-                "game_id": spec.game_id,
-                "seed": spec.seed,
-                "rules": spec.rules.to_dict(),
-                "seats": [
-                    {"seat": s.seat, "bot": s.bot, **_info_dict(s.player.info)} for s in self.seats
-                ],
-                "time_control": self.tc.to_dict(),
-                "fault_policy": self.policy.to_dict(),
-                "meta": spec.meta,
-                "started_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-            }
+            GameHeader(
+                referee_version=__version__,
+                game_id=spec.game_id,
+                seed=spec.seed,
+                rules=spec.rules,
+                seats=tuple(_seat_info(s.seat, s.bot, s.player.info) for s in self.seats),
+                time_control=self.tc.to_dict(),
+                fault_policy=self.policy.to_dict(),
+                meta=spec.meta,
+                started_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            )
         )
         names = [s.bot for s in self.seats]
         for seat in self.seats:
@@ -348,15 +354,14 @@ class _Game:
                 forfeited=True,
             )
         self.write(
-            {
-                "type": "game_end",
-                "scores": list(outcome.scores),
-                "placements": list(outcome.placements),
-                "winners": list(outcome.winners),
-                "hands": outcome.hands_played,
-                "forfeited": [s.forfeited for s in self.seats],
-                "faults": [dict(s.faults) for s in self.seats],
-            }
+            GameEndRecord(
+                scores=outcome.scores,
+                placements=outcome.placements,
+                winners=outcome.winners,
+                hands=outcome.hands_played,
+                forfeited=tuple(s.forfeited for s in self.seats),
+                faults=tuple(dict(s.faults) for s in self.seats),
+            )
         )
         return GameRecord(
             game_id=spec.game_id,
@@ -381,12 +386,11 @@ class _Game:
     def start_hand(self) -> None:
         state = self.state
         self.write(
-            {
-                "type": "deal",
-                "hand": state.hand_number,
-                "pass_direction": state.pass_direction.value,
-                "hands": [[str(c) for c in card_list(h)] for h in state.dealt],
-            }
+            DealRecord(
+                hand=state.hand_number,
+                pass_direction=state.pass_direction,
+                hands=tuple(tuple(card_list(h)) for h in state.dealt),
+            )
         )
         for seat in self.seats:
             view = state.view(seat.seat)
@@ -426,12 +430,8 @@ class _Game:
                 )
             else:
                 answer, ms, fault = None, 0.0, None
-            record: dict[str, Any] = {
-                "type": "pass",
-                "hand": state.hand_number,
-                "seat": s,
-                "decision": decision,
-            }
+            recorded: Fault | None = None
+            refused: tuple[str, ...] | None = None
             cards: list[Card] | None = None
             if fault is None and answer is not None:
                 cards = list(answer)
@@ -441,17 +441,26 @@ class _Game:
                     fault = BotFault(error.kind, str(error))
             if fault is not None or cards is None:
                 if fault is not None:
-                    record["fault"] = self.fault(seat, fault.kind, fault.message)
+                    recorded = self.fault(seat, fault.kind, fault.message)
                     if answer is not None:
-                        record["answer"] = [str(c) for c in answer]
+                        refused = tuple(str(c) for c in answer)
                 cards = fallback_pass(self.spec.seed, decision, state.hands[s], count)
-                record["source"] = "fallback"
+                source = "fallback"
                 state.pass_cards(s, cards)
             else:
-                record["source"] = "bot"
-            record["cards"] = [str(c) for c in cards]
-            record["ms"] = round(ms, 3)
-            self.write(record)
+                source = "bot"
+            self.write(
+                PassRecord(
+                    hand=state.hand_number,
+                    seat=s,
+                    decision=decision,
+                    fault=recorded,
+                    answer=refused,
+                    source=source,
+                    cards=tuple(cards),
+                    ms=round(ms, 3),
+                )
+            )
 
     def play_one(self) -> None:
         state = self.state
@@ -466,14 +475,8 @@ class _Game:
             answer, ms, fault = self.ask(
                 seat, lambda d: seat.player.play_card(self.spec.game_id, view, decision, d)
             )
-        record: dict[str, Any] = {
-            "type": "play",
-            "hand": hand,
-            "trick": trick,
-            "seat": s,
-            "decision": decision,
-            "legal": [str(c) for c in card_list(legal)],
-        }
+        recorded: Fault | None = None
+        refused: str | None = None
         card = answer
         if fault is None and card is not None:
             try:
@@ -482,16 +485,26 @@ class _Game:
                 fault = BotFault(error.kind, str(error))
         if fault is not None or card is None:
             if fault is not None:
-                record["fault"] = self.fault(seat, fault.kind, fault.message)
+                recorded = self.fault(seat, fault.kind, fault.message)
                 if answer is not None:
-                    record["answer"] = str(answer)
+                    refused = str(answer)
             card = fallback_play(self.spec.seed, decision, legal)
-            record["source"] = "fallback"
+            source = "fallback"
         else:
-            record["source"] = "bot"
-        record["card"] = str(card)
-        record["ms"] = round(ms, 3)
-        record["bank_ms"] = seat.bank_ms
+            source = "bot"
+        record = PlayRecord(
+            hand=hand,
+            trick=trick,
+            seat=s,
+            decision=decision,
+            legal=tuple(card_list(legal)),
+            fault=recorded,
+            answer=refused,
+            source=source,
+            card=card,
+            ms=round(ms, 3),
+            bank_ms=seat.bank_ms,
+        )
         tricks_before = len(state.tricks)
         state.play(card)
         self.write(record)
@@ -499,15 +512,14 @@ class _Game:
             t = state.last_trick
             assert t is not None
             self.write(
-                {
-                    "type": "trick",
-                    "hand": hand,
-                    "trick": trick,
-                    "leader": t.leader,
-                    "cards": [str(c) for _, c in t.plays],
-                    "winner": t.winner,
-                    "points": t.points,
-                }
+                TrickRecord(
+                    hand=hand,
+                    trick=trick,
+                    leader=t.leader,
+                    cards=tuple(c for _, c in t.plays),
+                    winner=t.winner,
+                    points=t.points,
+                )
             )
 
     def moon_choice(self) -> None:
@@ -522,43 +534,42 @@ class _Game:
                 seat,
                 lambda d: seat.player.choose_moon_scoring(self.spec.game_id, view, decision, d),
             )
-        record: dict[str, Any] = {
-            "type": "moon_choice",
-            "hand": state.hand_number,
-            "seat": s,
-            "decision": decision,
-        }
+        recorded: Fault | None = None
         if fault is not None or answer not in (
             MoonScoring.ADD_TO_OTHERS,
             MoonScoring.SUBTRACT_FROM_SELF,
         ):
             if fault is not None:
-                record["fault"] = self.fault(seat, fault.kind, fault.message)
+                recorded = self.fault(seat, fault.kind, fault.message)
             elif answer is not None:
-                record["fault"] = self.fault(
-                    seat, FaultKind.MALFORMED, f"not a moon choice: {answer!r}"
-                )
+                recorded = self.fault(seat, FaultKind.MALFORMED, f"not a moon choice: {answer!r}")
             answer = FALLBACK_MOON_CHOICE
-            record["source"] = "fallback"
+            source = "fallback"
         else:
-            record["source"] = "bot"
-        record["choice"] = answer.value
-        record["ms"] = round(ms, 3)
+            source = "bot"
+        record = MoonChoiceRecord(
+            hand=state.hand_number,
+            seat=s,
+            decision=decision,
+            fault=recorded,
+            source=source,
+            choice=answer,
+            ms=round(ms, 3),
+        )
         state.choose_moon_scoring(s, answer)
         self.write(record)
 
     def end_hand(self) -> None:
         result = self.state.hand_results[-1]
         self.write(
-            {
-                "type": "hand_end",
-                "hand": result.hand_number,
-                "points": list(result.points),
-                "scores": list(result.scores),
-                "moon_shooter": result.moon_shooter,
-                "moon_scoring": result.moon_scoring.value if result.moon_scoring else None,
-                "totals": list(result.totals),
-            }
+            HandEndRecord(
+                hand=result.hand_number,
+                points=result.points,
+                scores=result.scores,
+                moon_shooter=result.moon_shooter,
+                moon_scoring=result.moon_scoring,
+                totals=result.totals,
+            )
         )
         for seat in self.seats:
             self.notify(
@@ -568,13 +579,15 @@ class _Game:
             )
 
 
-def _info_dict(info: BotInfo) -> dict[str, Any]:
-    return {
-        "name": info.name,
-        "version": info.version,
-        "author": info.author,
-        "language": info.language,
-    }
+def _seat_info(seat: int, bot: str, info: BotInfo) -> SeatInfo:
+    return SeatInfo(
+        seat=seat,
+        bot=bot,
+        name=info.name,
+        version=info.version,
+        author=info.author,
+        language=info.language,
+    )
 
 
 def play_game(
@@ -599,10 +612,8 @@ def play_game(
             return game.run()
         except BaseException as error:
             writer.write(
-                {
-                    "type": "game_abort",
-                    "hand": game.state.hand_number,
-                    "reason": f"{type(error).__name__}: {error}",
-                }
+                GameAbortRecord(
+                    hand=game.state.hand_number, reason=f"{type(error).__name__}: {error}"
+                )
             )
             raise

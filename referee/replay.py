@@ -3,9 +3,9 @@
 :func:`load_game` reads a game log (see docs/log-format.md) into a
 :class:`Game`: the header, then hand by hand the deal, the passes, the tricks
 with their plays, the moon choice and the scoring, with each fault and
-forfeit where it happened. It checks the shape of the records (types, cards,
-order), not the rules: that is :mod:`referee.verify`, which replays the game
-through the engine. :func:`game_actions` and :func:`state_at` rebuild engine
+forfeit where it happened. Each record is parsed by its record type of
+:mod:`referee.gamelog` (types, cards); this module checks their order, not the
+rules: that is :mod:`referee.verify`, which replays the game through the engine. :func:`game_actions` and :func:`state_at` rebuild engine
 states from a game, to look at a position as the engine (or a bot) saw it.
 """
 
@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 from referee.engine import (
     Action,
     Card,
     GameState,
-    InvalidCardError,
     MoonChoice,
     MoonScoring,
     Pass,
@@ -29,7 +28,27 @@ from referee.engine import (
     Rules,
     replay,
 )
-from referee.gamelog import LogError, read_log
+from referee.gamelog import (
+    DealRecord,
+    Fault,
+    FaultRecord,
+    ForfeitRecord,
+    GameAbortRecord,
+    GameEndRecord,
+    GameHeader,
+    HandEndRecord,
+    LogError,
+    MoonChoiceRecord,
+    PassRecord,
+    PlayRecord,
+    RecordError,
+    TrickRecord,
+    card_field,
+    cards_field,
+    field,
+    parse_card_list,
+    read_log,
+)
 
 __all__ = [
     "Fault",
@@ -49,6 +68,7 @@ __all__ = [
     "field",
     "game_actions",
     "load_game",
+    "parse_card_list",
     "read_records",
     "state_at",
 ]
@@ -57,82 +77,10 @@ __all__ = [
 COMPASS = ("N", "E", "S", "W")
 
 
-class RecordError(ValueError):
-    """A record whose fields are missing or of the wrong kind (no file or line yet)."""
-
-
-# Field access ---------------------------------------------------------------------
-
-
-def field(record: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
-    """``record[key]`` checked to be of ``kind`` (a bool is not an int here)."""
-    if key not in record:
-        raise RecordError(f"{record.get('type', 'the')} record has no {key!r}")
-    value = record[key]
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    wrong_bool = isinstance(value, bool) and bool not in kinds
-    if wrong_bool or not isinstance(value, kinds):
-        names = " or ".join(_KIND_NAMES.get(k, k.__name__) for k in kinds)
-        raise RecordError(f"{record.get('type')} record: {key!r} should be {names}, not {value!r}")
-    return value
-
-
-_KIND_NAMES = {
-    int: "a number",
-    str: "a string",
-    list: "a list",
-    dict: "an object",
-    bool: "true/false",
-}
-
-
-def card_field(record: dict[str, Any], key: str) -> Card:
-    """A card string field (``"QS"``) as a :class:`Card`."""
-    text = field(record, key, str)
-    try:
-        return Card.parse(text)
-    except InvalidCardError:
-        raise RecordError(f"{record.get('type')} record: {key!r} is not a card: {text!r}") from None
-
-
-def cards_field(record: dict[str, Any], key: str) -> list[Card]:
-    """A list of card strings as cards."""
-    return parse_card_list(field(record, key, list), f"{record.get('type')} record: {key!r}")
-
-
-def parse_card_list(values: Sequence[Any], what: str) -> list[Card]:
-    """Card strings as cards; ``what`` names the list in the error."""
-    cards = []
-    for value in values:
-        try:
-            cards.append(Card.parse(value) if isinstance(value, str) else _not_a_card(value))
-        except InvalidCardError:
-            raise RecordError(f"{what} holds {value!r}, not a card") from None
-    return cards
-
-
-def _not_a_card(value: object) -> Card:
-    raise InvalidCardError(repr(value))
-
-
-def _int_list(record: dict[str, Any], key: str, size: int | None = None) -> list[int]:
-    values = field(record, key, list)
-    if any(not isinstance(v, int) or isinstance(v, bool) for v in values):
-        raise RecordError(f"{record.get('type')} record: {key!r} should hold numbers: {values!r}")
-    if size is not None and len(values) != size:
-        raise RecordError(
-            f"{record.get('type')} record: {key!r} has {len(values)} entries, not {size}"
-        )
+def _sized(values: tuple[int, ...], record_type: str, key: str, size: int) -> list[int]:
+    if len(values) != size:
+        raise RecordError(f"{record_type} record: {key!r} has {len(values)} entries, not {size}")
     return list(values)
-
-
-def _fault(record: dict[str, Any]) -> Fault | None:
-    raw = record.get("fault")
-    if raw is None:
-        return None
-    if not isinstance(raw, dict):
-        raise RecordError(f"{record.get('type')} record: 'fault' should be an object")
-    return Fault(kind=str(raw.get("kind", "?")), message=str(raw.get("message", "")))
 
 
 #: Errors of records whose fields have unexpected shapes.
@@ -140,17 +88,6 @@ _MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 
 
 # The structured game -------------------------------------------------------------
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class Fault:
-    """A fault as recorded: its kind (docs/log-format.md) and the referee's message."""
-
-    kind: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.kind}: {self.message}" if self.message else self.kind
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -434,66 +371,58 @@ class _Builder:
             raise RecordError(f"unknown record type {kind!r}")
         if self.game.end is not None and kind != "fault":
             raise RecordError(f"a {kind} record after game_end")
-        handler(line, record)
+        if kind == "game":
+            raise RecordError("a second game header")
+        handler(line, _RECORD_OF[kind].from_json(record))
         self.game.last_line = line
 
-    def _hand_of(self, record: dict[str, Any]) -> Hand:
+    def _hand_of(self, record: Any) -> Hand:
         hand = self.current
-        number = field(record, "hand", int)
-        if number != hand.number:
-            raise RecordError(f"{record['type']} record of hand {number} during hand {hand.number}")
+        if record.hand != hand.number:
+            raise RecordError(
+                f"{record.TYPE} record of hand {record.hand} during hand {hand.number}"
+            )
         return hand
 
-    def _seat_of(self, record: dict[str, Any], key: str = "seat") -> int:
-        seat = field(record, key, int)
+    def _seat_of(self, record: Any, key: str = "seat") -> int:
+        seat = getattr(record, key)
         if not 0 <= seat < self.game.n:
-            raise RecordError(
-                f"{record['type']} record: no seat {seat} at a table of {self.game.n}"
-            )
+            raise RecordError(f"{record.TYPE} record: no seat {seat} at a table of {self.game.n}")
         return seat
 
-    def _add_deal(self, line: int, record: dict[str, Any]) -> None:
-        number = field(record, "hand", int)
+    def _add_deal(self, line: int, record: DealRecord) -> None:
+        number = record.hand
         expected = self.game.hands[-1].number + 1 if self.game.hands else 1
         if number != expected:
             raise RecordError(f"the deal of hand {number} where hand {expected} was due")
-        try:
-            direction = PassDirection(field(record, "pass_direction", str))
-        except ValueError:
-            raise RecordError(f"unknown pass_direction {record['pass_direction']!r}") from None
-        hands = field(record, "hands", list)
-        if len(hands) != self.game.n:
-            raise RecordError(f"deal record: {len(hands)} hands for {self.game.n} seats")
-        dealt = [
-            parse_card_list(h if isinstance(h, list) else [h], f"deal record: hand of seat {s}")
-            for s, h in enumerate(hands)
-        ]
+        if len(record.hands) != self.game.n:
+            raise RecordError(f"deal record: {len(record.hands)} hands for {self.game.n} seats")
+        dealt = [list(h) for h in record.hands]
         self.game.hands.append(
-            Hand(number=number, pass_direction=direction, dealt=dealt, line=line)
+            Hand(number=number, pass_direction=record.pass_direction, dealt=dealt, line=line)
         )
         self.hearts_broken = False
 
-    def _add_pass(self, line: int, record: dict[str, Any]) -> None:
+    def _add_pass(self, line: int, record: PassRecord) -> None:
         hand = self._hand_of(record)
         seat = self._seat_of(record)
-        answer = record.get("answer")
         hand.passes.append(
             PassMove(
                 seat=seat,
                 to=(seat + hand.pass_direction.offset(self.game.n)) % self.game.n,
-                cards=cards_field(record, "cards"),
-                source=field(record, "source", str),
-                fault=_fault(record),
-                answer=[str(a) for a in answer] if isinstance(answer, list) else None,
-                decision=str(record.get("decision", "")),
-                ms=float(record.get("ms") or 0),
+                cards=list(record.cards),
+                source=record.source,
+                fault=record.fault,
+                answer=None if record.answer is None else list(record.answer),
+                decision=record.decision,
+                ms=float(record.ms or 0),
                 line=line,
             )
         )
 
-    def _add_play(self, line: int, record: dict[str, Any]) -> None:
+    def _add_play(self, line: int, record: PlayRecord) -> None:
         hand = self._hand_of(record)
-        number = field(record, "trick", int)
+        number = record.trick
         seat = self._seat_of(record)
         trick = hand.tricks[-1] if hand.tricks else None
         if trick is None or trick.complete:
@@ -504,72 +433,69 @@ class _Builder:
             hand.tricks.append(trick)
         elif number != trick.number:
             raise RecordError(f"a play to trick {number} while trick {trick.number} is open")
-        answer = record.get("answer")
         move = PlayMove(
             seat=seat,
-            card=card_field(record, "card"),
-            legal=cards_field(record, "legal"),
-            source=field(record, "source", str),
-            fault=_fault(record),
-            answer=None if answer is None else str(answer),
-            decision=str(record.get("decision", "")),
-            ms=float(record.get("ms") or 0),
+            card=record.card,
+            legal=list(record.legal),
+            source=record.source,
+            fault=record.fault,
+            answer=record.answer,
+            decision=record.decision,
+            ms=float(record.ms or 0),
             line=line,
         )
         trick.plays.append(move)
         if not self.hearts_broken and self.game.rules.breaks_hearts(move.card):
             self.hearts_broken = trick.breaks_hearts = True
 
-    def _add_trick(self, line: int, record: dict[str, Any]) -> None:
+    def _add_trick(self, line: int, record: TrickRecord) -> None:
         hand = self._hand_of(record)
-        number = field(record, "trick", int)
+        number = record.trick
         trick = hand.tricks[-1] if hand.tricks else None
         if trick is None or trick.number != number or trick.complete:
             raise RecordError(f"the end of trick {number}, which has no plays")
         trick.leader = self._seat_of(record, "leader")
         trick.winner = self._seat_of(record, "winner")
-        trick.points = field(record, "points", int)
+        trick.points = record.points
         trick.line = line
 
-    def _add_moon_choice(self, line: int, record: dict[str, Any]) -> None:
+    def _add_moon_choice(self, line: int, record: MoonChoiceRecord) -> None:
         hand = self._hand_of(record)
         hand.moon_choice = MoonDecision(
             seat=self._seat_of(record),
-            choice=field(record, "choice", str),
-            source=field(record, "source", str),
-            fault=_fault(record),
+            choice=record.choice.value,
+            source=record.source,
+            fault=record.fault,
             line=line,
         )
 
-    def _add_hand_end(self, line: int, record: dict[str, Any]) -> None:
+    def _add_hand_end(self, line: int, record: HandEndRecord) -> None:
         hand = self._hand_of(record)
         n = self.game.n
-        shooter = record.get("moon_shooter")
+        shooter = record.moon_shooter
         if shooter is not None:
             shooter = self._seat_of(record, "moon_shooter")
-        scoring = record.get("moon_scoring")
         hand.result = HandEnd(
-            points=_int_list(record, "points", n),
-            scores=_int_list(record, "scores", n),
+            points=_sized(record.points, record.TYPE, "points", n),
+            scores=_sized(record.scores, record.TYPE, "scores", n),
             moon_shooter=shooter,
-            moon_scoring=None if scoring is None else str(scoring),
-            totals=_int_list(record, "totals", n),
+            moon_scoring=None if record.moon_scoring is None else record.moon_scoring.value,
+            totals=_sized(record.totals, record.TYPE, "totals", n),
             line=line,
         )
 
-    def _add_fault(self, line: int, record: dict[str, Any]) -> None:
+    def _add_fault(self, line: int, record: FaultRecord) -> None:
         seat = self._seat_of(record)
-        fault = Fault(kind=str(record.get("kind", "?")), message=str(record.get("message", "")))
-        during = record.get("during")
-        text = f"{fault}" + (f" (during {during})" if during else "")
-        self._note(Note(kind="fault", seat=seat, text=text, trick=0, line=line), record)
+        during = record.during
+        text = f"{record.fault}" + (f" (during {during})" if during else "")
+        self._note(Note(kind="fault", seat=seat, text=text, trick=0, line=line))
 
-    def _add_forfeit(self, line: int, record: dict[str, Any]) -> None:
+    def _add_forfeit(self, line: int, record: ForfeitRecord) -> None:
         seat = self._seat_of(record)
-        text = str(record.get("reason") or f"{record.get('faults', '?')} faults")
-        self._note(Note(kind="forfeit", seat=seat, text=text, trick=0, line=line), record)
+        text = record.reason or f"{record.faults} faults"
+        self._note(Note(kind="forfeit", seat=seat, text=text, trick=0, line=line))
 
-    def _note(self, note: Note, record: dict[str, Any]) -> None:
+    def _note(self, note: Note) -> None:
         """File a note under its hand, at the trick in progress, or under the game."""
         if not self.game.hands or self.game.end is not None:
             self.game.notes.append(note)
@@ -586,58 +512,70 @@ class _Builder:
             note.stage = "pass"
         hand.notes.append(note)
 
-    def _add_game_end(self, line: int, record: dict[str, Any]) -> None:
+    def _add_game_end(self, line: int, record: GameEndRecord) -> None:
         n = self.game.n
-        faults = field(record, "faults", list)
-        forfeited = field(record, "forfeited", list)
-        if len(faults) != n or len(forfeited) != n:
+        if len(record.faults) != n or len(record.forfeited) != n:
             raise RecordError(f"game_end record: faults and forfeited need {n} entries")
         self.game.end = GameEnd(
-            scores=_int_list(record, "scores", n),
-            placements=_int_list(record, "placements", n),
-            winners=_int_list(record, "winners"),
-            hands=field(record, "hands", int),
-            forfeited=[bool(f) for f in forfeited],
-            faults=[dict(f) if isinstance(f, dict) else {} for f in faults],
+            scores=_sized(record.scores, record.TYPE, "scores", n),
+            placements=_sized(record.placements, record.TYPE, "placements", n),
+            winners=list(record.winners),
+            hands=record.hands,
+            forfeited=list(record.forfeited),
+            faults=[dict(f) for f in record.faults],
             line=line,
         )
 
-    def _add_game_abort(self, line: int, record: dict[str, Any]) -> None:
-        self.game.abort = str(record.get("reason", "aborted"))
+    def _add_game_abort(self, line: int, record: GameAbortRecord) -> None:
+        self.game.abort = record.reason
 
-    def _add_game(self, line: int, record: dict[str, Any]) -> None:
+    def _add_game(self, line: int, record: GameHeader) -> None:  # pragma: no cover - see add
         raise RecordError("a second game header")
 
 
-def _game_from_header(path: str, header: dict[str, Any]) -> Game:
-    rules_data = field(header, "rules", dict)
-    rules = Rules.from_dict(dict(rules_data))
-    seats_data = field(header, "seats", list)
-    if len(seats_data) != rules.num_players:
-        raise RecordError(f"{len(seats_data)} seats for {rules.num_players} players")
-    seats = []
-    for index, raw in enumerate(seats_data):
-        if not isinstance(raw, dict):
-            raise RecordError(f"seat {index} is not an object")
-        seats.append(
-            Seat(
-                seat=index,
-                bot=str(raw.get("bot", f"seat {index}")),
-                name=str(raw.get("name") or ""),
-                version=str(raw.get("version") or ""),
-                author=str(raw.get("author") or ""),
-                language=str(raw.get("language") or ""),
-            )
+#: The record type of each ``type`` a game holds after its header.
+_RECORD_OF: dict[str, Any] = {
+    cls.TYPE: cls
+    for cls in (
+        DealRecord,
+        PassRecord,
+        PlayRecord,
+        TrickRecord,
+        MoonChoiceRecord,
+        HandEndRecord,
+        FaultRecord,
+        ForfeitRecord,
+        GameEndRecord,
+        GameAbortRecord,
+    )
+}
+
+
+def _game_from_header(path: str, raw: dict[str, Any]) -> Game:
+    header = GameHeader.from_json(raw)
+    rules = header.rules
+    if len(header.seats) != rules.num_players:
+        raise RecordError(f"{len(header.seats)} seats for {rules.num_players} players")
+    seats = [
+        Seat(
+            seat=s.seat,
+            bot=s.bot or f"seat {s.seat}",
+            name=s.name,
+            version=s.version,
+            author=s.author,
+            language=s.language,
         )
+        for s in header.seats
+    ]
     return Game(
         path=path,
-        game_id=str(field(header, "game_id", (str, int))),
-        seed=field(header, "seed", (int, str)),
+        game_id=str(header.game_id),
+        seed=header.seed,
         rules=rules,
         seats=seats,
-        meta=dict(header.get("meta") or {}),
-        started_at=str(header.get("started_at", "")),
-        header=header,
+        meta=header.meta,
+        started_at=header.started_at,
+        header=raw,
     )
 
 

@@ -1,0 +1,97 @@
+"""The record types of referee.gamelog: what match writes is what they read back."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+
+from referee.engine import Card, PassDirection
+from referee.gamelog import (
+    RECORD_TYPES,
+    DealRecord,
+    Fault,
+    PlayRecord,
+    RecordError,
+    parse_record,
+    read_log,
+)
+
+DATA = pathlib.Path(__file__).parent / "data"
+LOGS = sorted(DATA.glob("*.jsonl"))
+
+
+@pytest.mark.parametrize("path", LOGS, ids=lambda p: p.name)
+def test_every_record_reads_back_as_written(path: pathlib.Path) -> None:
+    seen = set()
+    for _, raw in read_log(path):
+        record = parse_record(raw)
+        assert raw["type"] == type(record).TYPE
+        assert record.to_json() == raw
+        # Byte for byte: the same keys in the same order.
+        assert json.dumps(record.to_json()) == json.dumps(raw)
+        seen.add(raw["type"])
+    assert {"game", "deal", "play", "trick", "hand_end", "game_end"} <= seen
+
+
+def test_the_logs_hold_every_record_type() -> None:
+    seen = {raw["type"] for path in LOGS for _, raw in read_log(path)}
+    assert seen | {"game_abort"} == set(RECORD_TYPES)
+    abort = {"type": "game_abort", "hand": 3, "reason": "KeyboardInterrupt: "}
+    assert parse_record(abort).to_json() == abort
+
+
+def test_records_are_typed() -> None:
+    deal = DealRecord.from_json(
+        {"type": "deal", "hand": 2, "pass_direction": "right", "hands": [["QS", "2C"]]}
+    )
+    assert deal.pass_direction is PassDirection.RIGHT
+    assert deal.hands == ((Card.parse("QS"), Card.parse("2C")),)
+    play = PlayRecord(
+        hand=1,
+        trick=1,
+        seat=0,
+        decision="h1-t1-s0",
+        legal=(Card.parse("2C"),),
+        fault=Fault("timeout", "late"),
+        source="fallback",
+        card=Card.parse("2C"),
+        ms=1.5,
+        bank_ms=0,
+    )
+    assert play.to_json() == {
+        "type": "play",
+        "hand": 1,
+        "trick": 1,
+        "seat": 0,
+        "decision": "h1-t1-s0",
+        "legal": ["2C"],
+        "fault": {"kind": "timeout", "message": "late"},
+        "source": "fallback",
+        "card": "2C",
+        "ms": 1.5,
+        "bank_ms": 0,
+    }
+    assert PlayRecord.from_json(play.to_json()) == play
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({"type": "play", "hand": 1}, "play record has no 'trick'"),
+        ({"type": "trick", "hand": True}, "'hand' should be a number"),
+        (
+            {"type": "deal", "hand": 1, "pass_direction": "up", "hands": []},
+            "unknown pass_direction",
+        ),
+        ({"type": "banana"}, "unknown record type 'banana'"),
+        (
+            {"type": "fault", "seat": 0, "kind": 3, "during": "DealHand", "hand": 1},
+            "'kind' should be a string",
+        ),
+    ],
+)
+def test_a_record_of_the_wrong_shape_is_refused(raw: dict[str, object], message: str) -> None:
+    with pytest.raises(RecordError, match=message):
+        parse_record(raw)
