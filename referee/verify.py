@@ -36,7 +36,6 @@ from referee.engine import (
     CardNotHeldError,
     FaultKind,
     GameState,
-    MoonScoring,
     Phase,
     Rules,
     RulesError,
@@ -44,15 +43,23 @@ from referee.engine import (
     deal,
 )
 from referee.fallback import FALLBACK_MOON_CHOICE, fallback_pass, fallback_play
-from referee.gamelog import LogError
-from referee.replay import (
+from referee.gamelog import (
+    DealRecord,
+    FaultRecord,
+    ForfeitRecord,
+    GameEndRecord,
+    GameHeader,
+    HandEndRecord,
+    LogError,
+    MoonChoiceRecord,
+    PassRecord,
+    PlayRecord,
     RecordError,
-    card_field,
-    cards_field,
-    field,
+    TrickRecord,
     parse_card_list,
-    read_records,
+    parse_record,
 )
+from referee.replay import read_records
 
 __all__ = [
     "Discrepancy",
@@ -217,19 +224,18 @@ class _Checker:
     """Walks a game's records in step with the engine."""
 
     def __init__(self, header: dict[str, Any]) -> None:
-        self.game_id = str(field(header, "game_id", (str, int)))
         try:
-            self.rules = Rules.from_dict(dict(field(header, "rules", dict)))
-        except (RulesError, TypeError) as error:
+            parsed = GameHeader.from_json(header)
+        except RulesError as error:
             raise _Mismatch(f"bad rules in the header: {error}") from None
-        self.seed = field(header, "seed", (int, str))
-        seats = field(header, "seats", list)
+        self.game_id = str(parsed.game_id)
+        self.rules: Rules = parsed.rules
+        self.seed = parsed.seed
+        seats = parsed.seats
         if len(seats) != self.rules.num_players:
             raise _Mismatch(f"{len(seats)} seats for {self.rules.num_players} players")
-        self.bots = [str(s.get("bot", "")) if isinstance(s, dict) else "" for s in seats]
-        policy = header.get("fault_policy")
-        limit = policy.get("max_faults") if isinstance(policy, dict) else None
-        self.max_faults = limit if isinstance(limit, int) and limit > 0 else 0
+        self.bots = [s.bot for s in seats]
+        self.max_faults = parsed.max_faults
         self.state = GameState.new(self.rules, self.seed)
         n = self.rules.num_players
         self.faults: list[Counter[str]] = [Counter() for _ in range(n)]
@@ -301,7 +307,7 @@ class _Checker:
         self.line = line
         kind = record["type"]
         if kind in ("fault", "forfeit"):
-            getattr(self, f"_{kind}")(record)
+            getattr(self, f"_{kind}")(parse_record(record))
             return
         if kind == "game_abort":
             raise _Mismatch(f"the game was aborted: {record.get('reason', '?')}")
@@ -309,7 +315,7 @@ class _Checker:
         if kind != expected:
             missing = " (a line missing?)" if kind in _ORDER and expected in _ORDER else ""
             raise _Mismatch(f"expected {self.describe(expected)}, found a {kind} record{missing}")
-        getattr(self, f"_{kind}")(record)
+        getattr(self, f"_{kind}")(parse_record(record))
 
     def finish(self) -> None:
         """At the end of the file: the game must have ended."""
@@ -322,35 +328,34 @@ class _Checker:
             seat = min(self.forfeit_pending)
             raise _Mismatch("a forfeit with no record of its last fault", seat=seat)
 
-    def _hand(self, record: dict[str, Any], number: int) -> None:
+    def _hand(self, record: Any, number: int) -> None:
         """The record belongs to hand ``number``."""
-        got = field(record, "hand", int)
-        if got != number:
-            raise _Mismatch(f"{record['type']} record of hand {got} during hand {number}")
+        if record.hand != number:
+            raise _Mismatch(f"{record.TYPE} record of hand {record.hand} during hand {number}")
 
-    def _seat(self, record: dict[str, Any], key: str = "seat") -> int:
+    def _seat(self, record: Any, key: str = "seat") -> int:
         """A seat field that names a seat at this table."""
-        seat = field(record, key, int)
+        seat: int = getattr(record, key)
         if not 0 <= seat < self.state.n:
             raise _Mismatch(f"no seat {seat} at a table of {self.state.n}")
         return seat
 
-    def _deal(self, record: dict[str, Any]) -> None:
+    def _deal(self, record: DealRecord) -> None:
         """The deal is the seed's (``deal(rules, seed, hand)``), with the hand's pass direction."""
         state = self.state
         self._hand(record, state.hand_number)
-        direction = field(record, "pass_direction", str)
+        direction = record.pass_direction.value
         if direction != state.pass_direction.value:
             raise _Mismatch(
                 f"pass direction {direction!r}, but hand {state.hand_number} passes "
                 f"{state.pass_direction.value}"
             )
-        hands = field(record, "hands", list)
+        hands = record.hands
         if len(hands) != state.n:
             raise _Mismatch(f"{len(hands)} hands dealt to {state.n} seats")
         dealt = deal(self.rules, self.seed, state.hand_number)
         for seat, (cards, mask) in enumerate(zip(hands, dealt, strict=True)):
-            got = set(parse_card_list(cards, f"the hand of seat {seat}"))
+            got = set(cards)
             want = set(card_list(mask))
             if got != want or len(cards) != len(want):
                 raise _Mismatch(
@@ -358,20 +363,19 @@ class _Checker:
                 )
         self.deals += 1
 
-    def _pass(self, record: dict[str, Any]) -> None:
+    def _pass(self, record: PassRecord) -> None:
         """A legal pass by a seat that has not passed; a fallback is the seeded one."""
         state = self.state
         self._hand(record, state.hand_number)
         seat = self._seat(record)
         if seat not in state.to_act():
             raise _Mismatch("a second pass from this seat", seat=seat)
-        cards = cards_field(record, "cards")
+        cards = list(record.cards)
         self._source(record, seat)
-        fault = record.get("fault")
-        if fault and "answer" in record:
-            self._pass_fault(record, seat, fault)
-        if record["source"] == "fallback":
-            decision = field(record, "decision", str)
+        if record.fault and record.answer is not None:
+            self._pass_fault(record, seat, record.fault.kind)
+        if record.source == "fallback":
+            decision = _decision(record)
             want = fallback_pass(self.seed, decision, state.hands[seat], self.rules.pass_count)
             if sorted(cards) != want:
                 raise _Mismatch(
@@ -383,13 +387,12 @@ class _Checker:
         except ActionError as error:
             raise _Mismatch(f"illegal pass {_cards(cards)}: {error}", seat=seat) from None
 
-    def _pass_fault(self, record: dict[str, Any], seat: int, fault: Any) -> None:
+    def _pass_fault(self, record: PassRecord, seat: int, kind: str) -> None:
         """A refused pass: check that the engine refuses the recorded answer too."""
-        kind = fault.get("kind") if isinstance(fault, dict) else None
-        if kind not in _PASS_FAULTS or not isinstance(record.get("answer"), list):
+        if kind not in _PASS_FAULTS or record.answer is None:
             return
         try:
-            answer = parse_card_list(record["answer"], "the refused answer")
+            answer = parse_card_list(record.answer, "the refused answer")
         except RecordError:
             return
         trial = self.state.copy()
@@ -401,11 +404,11 @@ class _Checker:
             f"a fault of kind {kind}, but the answer {_cards(answer)} is a legal pass", seat=seat
         )
 
-    def _play(self, record: dict[str, Any]) -> None:
+    def _play(self, record: PlayRecord) -> None:
         """The right seat plays a legal card from exactly the engine's legal set."""
         state = self.state
         self._hand(record, state.hand_number)
-        trick = field(record, "trick", int)
+        trick = record.trick
         if trick != state.trick_number + 1:
             raise _Mismatch(f"a play to trick {trick}, but trick {state.trick_number + 1} is on")
         seat = self._seat(record)
@@ -413,7 +416,7 @@ class _Checker:
             raise _Mismatch(
                 f"a play by seat {seat}, but seat {state.current} is to play", seat=seat
             )
-        legal = cards_field(record, "legal")
+        legal = list(record.legal)
         want = card_list(state.legal_mask())
         if legal != want:
             raise _Mismatch(
@@ -421,13 +424,12 @@ class _Checker:
                 f"{_cards(want)} ({_diff(set(legal), set(want))})",
                 seat=seat,
             )
-        card = card_field(record, "card")
+        card = record.card
         self._source(record, seat)
-        fault = record.get("fault")
-        if fault and "answer" in record:
-            self._play_fault(record, seat, fault)
-        if record["source"] == "fallback":
-            choice = fallback_play(self.seed, field(record, "decision", str), state.legal_mask())
+        if record.fault and record.answer is not None:
+            self._play_fault(record, seat, record.fault.kind)
+        if record.source == "fallback":
+            choice = fallback_play(self.seed, _decision(record), state.legal_mask())
             if card != choice:
                 raise _Mismatch(
                     f"fallback card {card.symbol()}, but the seeded fallback is {choice.symbol()}",
@@ -444,13 +446,12 @@ class _Checker:
         if (len(state.hand_results), state.trick_number) != tricks:
             self.trick_due = trick
 
-    def _play_fault(self, record: dict[str, Any], seat: int, fault: Any) -> None:
+    def _play_fault(self, record: PlayRecord, seat: int, kind: str) -> None:
         """A refused card: check that the engine refuses it for the recorded reason."""
-        kind = fault.get("kind") if isinstance(fault, dict) else None
         if kind not in _PLAY_FAULTS:
             return
         try:
-            answer = Card.parse(str(record["answer"]))
+            answer = Card.parse(str(record.answer))
         except ValueError:
             return
         try:
@@ -470,19 +471,19 @@ class _Checker:
             seat=seat,
         )
 
-    def _trick(self, record: dict[str, Any]) -> None:
+    def _trick(self, record: TrickRecord) -> None:
         """The trick just completed: its leader, cards, winner and points are the engine's."""
         done = self.state.last_trick
         assert done is not None and self.trick_due is not None
         self._hand(record, self.hand_ends + 1)
-        number = field(record, "trick", int)
+        number = record.trick
         if number != self.trick_due:
             raise _Mismatch(f"the end of trick {number}, but trick {self.trick_due} ended")
         recorded = {
-            "leader": field(record, "leader", int),
-            "cards": [str(c) for c in cards_field(record, "cards")],
-            "winner": field(record, "winner", int),
-            "points": field(record, "points", int),
+            "leader": record.leader,
+            "cards": [str(c) for c in record.cards],
+            "winner": record.winner,
+            "points": record.points,
         }
         engine = {
             "leader": done.leader,
@@ -510,7 +511,7 @@ class _Checker:
                 )
         self.trick_due = None
 
-    def _moon_choice(self, record: dict[str, Any]) -> None:
+    def _moon_choice(self, record: MoonChoiceRecord) -> None:
         """The shooter's choice (V2 shooter_chooses); a fallback is add_to_others."""
         state = self.state
         self._hand(record, state.hand_number)
@@ -518,18 +519,15 @@ class _Checker:
         if seat != state.current:
             raise _Mismatch(f"a moon choice by seat {seat}; seat {state.current} shot the moon")
         self._source(record, seat)
-        try:
-            choice = MoonScoring(field(record, "choice", str))
-        except ValueError:
-            raise _Mismatch(f"unknown moon choice {record['choice']!r}", seat=seat) from None
-        if record["source"] == "fallback" and choice is not FALLBACK_MOON_CHOICE:
+        choice = record.choice
+        if record.source == "fallback" and choice is not FALLBACK_MOON_CHOICE:
             raise _Mismatch("the fallback moon choice is add_to_others", seat=seat)
         try:
             state.choose_moon_scoring(seat, choice)
         except ActionError as error:
             raise _Mismatch(f"illegal moon choice: {error}", seat=seat) from None
 
-    def _hand_end(self, record: dict[str, Any]) -> None:
+    def _hand_end(self, record: HandEndRecord) -> None:
         """The hand's points, scores, moon and totals are the engine's."""
         result = self.state.hand_results[self.hand_ends]
         self._hand(record, result.hand_number)
@@ -540,10 +538,10 @@ class _Checker:
             "moon_scoring": result.moon_scoring.value if result.moon_scoring else None,
             "totals": list(result.totals),
         }
-        _compare(record, engine, "hand")
+        _compare(record.to_json(), engine, "hand")
         self.hand_ends += 1
 
-    def _game_end(self, record: dict[str, Any]) -> None:
+    def _game_end(self, record: GameEndRecord) -> None:
         """The outcome is the engine's; the forfeits and fault counts are the log's."""
         outcome = self.state.outcome
         assert outcome is not None
@@ -555,22 +553,22 @@ class _Checker:
             "forfeited": self.forfeited,
             "faults": [dict(c) for c in self.faults],
         }
-        if isinstance(record.get("faults"), list):
-            record = {**record, "faults": [_fault_counts(f) for f in record["faults"]]}
-        _compare(record, engine, "game")
+        recorded = record.to_json()
+        recorded["faults"] = [_fault_counts(f) for f in recorded["faults"]]
+        _compare(recorded, engine, "game")
         self.ended = True
 
-    def _fault(self, record: dict[str, Any]) -> None:
+    def _fault(self, record: FaultRecord) -> None:
         """A fault outside a decision counts like any other."""
         seat = self._seat(record)
-        self._count_fault(seat, str(field(record, "kind", str)))
+        self._count_fault(seat, record.kind)
 
-    def _forfeit(self, record: dict[str, Any]) -> None:
+    def _forfeit(self, record: ForfeitRecord) -> None:
         """A forfeit comes with the fault that reaches max_faults (the next one recorded)."""
         seat = self._seat(record)
         if self.forfeited[seat]:
             raise _Mismatch("a second forfeit", seat=seat)
-        faults = field(record, "faults", int)
+        faults = record.faults
         have = sum(self.faults[seat].values())
         if faults != have + 1 or (self.max_faults and faults != self.max_faults):
             raise _Mismatch(
@@ -583,20 +581,16 @@ class _Checker:
 
     # Faults and fallbacks --------------------------------------------------------
 
-    def _source(self, record: dict[str, Any], seat: int) -> None:
+    def _source(self, record: PassRecord | PlayRecord | MoonChoiceRecord, seat: int) -> None:
         """The move's source agrees with its fault and the seat's forfeit; count the fault."""
-        _decision_fields(record)
-        source = field(record, "source", str)
-        fault = record.get("fault")
+        source = record.source
+        fault = record.fault
         if source not in _SOURCES:
             raise _Mismatch(f"unknown source {source!r}", seat=seat)
         if fault is not None:
             if source != "fallback":
                 raise _Mismatch("a fault, but the bot's move was used", seat=seat)
-            kind = fault.get("kind") if isinstance(fault, dict) else None
-            if not isinstance(kind, str):
-                raise _Mismatch("a fault without a kind", seat=seat)
-            self._count_fault(seat, kind)
+            self._count_fault(seat, fault.kind)
         elif source == "fallback" and not self.forfeited[seat]:
             raise _Mismatch("a fallback move without a fault (and no forfeit)", seat=seat)
         elif source == "bot" and self.forfeited[seat]:
@@ -632,17 +626,11 @@ class _Checker:
         }
 
 
-def _decision_fields(record: dict[str, Any]) -> None:
-    """The decision id is a string and the times are numbers (when recorded)."""
-    decision = record.get("decision")
-    if "decision" in record and (not isinstance(decision, str) or not decision):
-        raise _Mismatch(f"the decision id should be a string, not {decision!r}")
-    for key in ("ms", "bank_ms"):
-        value = record.get(key)
-        if key in record and (
-            isinstance(value, bool) or not isinstance(value, int | float) or value < 0
-        ):
-            raise _Mismatch(f"{key} should be a number of milliseconds, not {value!r}")
+def _decision(record: PassRecord | PlayRecord) -> str:
+    """The decision id a fallback is seeded with: it must be recorded."""
+    if not record.decision:
+        raise RecordError(f"{record.TYPE} record has no 'decision'")
+    return record.decision
 
 
 #: Record types that follow one another in a fixed order.
