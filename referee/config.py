@@ -99,7 +99,7 @@ class ConfigError(ValueError):
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ScheduleConfig:
-    """How tables and games are made (see referee/schedule.py)."""
+    """How tables and games are made (see referee/tournament/schedule.py)."""
 
     #: Duplicate sets (fresh deal sequences) per table.
     deal_sets: int = 1

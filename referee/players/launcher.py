@@ -290,7 +290,8 @@ class LaunchedBot(Connection):
             if time.monotonic() > deadline:
                 raise BotFault(
                     FaultKind.START_FAILED,
-                    f"no socket at {path} after {self.startup_timeout_s:.1f} s",
+                    f"not serving at unix:{path} after {self.startup_timeout_s:.1f} s "
+                    "(no socket there)",
                 )
             time.sleep(0.02)
         if not stat.S_ISSOCK(mode):
@@ -493,9 +494,10 @@ class LaunchedBot(Connection):
                 raise self._handle_death(generation) from None
             if fault.kind == FaultKind.UNAVAILABLE or fault.status in _BROKEN_STREAM:
                 # A dying process shows as UNAVAILABLE or a reset stream before
-                # it can be reaped: give it a moment, so that the fault names
-                # the real cause.
-                for _ in range(10):
+                # it can be reaped (its supervisor first takes down its sandbox and
+                # cgroup): give it a moment, so that the fault names the real cause.
+                deadline = time.monotonic() + 0.5
+                while time.monotonic() < deadline:
                     time.sleep(0.01)
                     if proc.poll() is not None:
                         raise self._handle_death(generation) from None

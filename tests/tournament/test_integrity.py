@@ -368,9 +368,9 @@ def test_a_game_whose_log_fails_the_check_is_not_journaled(
     tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, damage: str
 ) -> None:
     """A log corrupted after the game (or a record that disagrees with it) is a referee error."""
-    import referee.tournament
+    from referee.tournament import executors
 
-    real = referee.tournament.play_game
+    real = executors.play_game
 
     def corrupting(spec: GameSpec, players: Any, log_path: os.PathLike[str]) -> Any:
         record = real(spec, players, log_path)
@@ -385,7 +385,7 @@ def test_a_game_whose_log_fails_the_check_is_not_journaled(
         path.write_text("".join(json.dumps(r) + "\n" for r in records))
         return record
 
-    monkeypatch.setattr(referee.tournament, "play_game", corrupting)
+    monkeypatch.setattr(executors, "play_game", corrupting)
     path = write_config(tmp_path, CONFIG)
     out = tmp_path / "out"
     result = run(path, out)
@@ -396,7 +396,7 @@ def test_a_game_whose_log_fails_the_check_is_not_journaled(
     assert reason in result.errors[0]
     assert "t1-d1-r2" not in journal_games(out / "journal.jsonl")
     # The next run plays it again.
-    monkeypatch.setattr(referee.tournament, "play_game", real)
+    monkeypatch.setattr(executors, "play_game", real)
     again = run(path, out)
     assert again.complete and again.games_played == 1
     assert cli_run("verify", "-q", out).exit_code == 0

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from referee.cli import cli
 from referee.config import load_config
 from referee.gamelog import read_log
-from referee.schedule import make_schedule
+from referee.tournament.schedule import make_schedule
 from referee.seal import load_key
 from referee.tournament import (
     Journal,

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.schedule import make_schedule, sample_tables
+from referee.tournament.schedule import make_schedule, sample_tables
 
 BOTS = [f"bot{i}" for i in range(6)]
 KEY = bytes(range(32))

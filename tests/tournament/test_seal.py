@@ -9,7 +9,8 @@ import stat
 
 import pytest
 
-from referee import schedule, seal
+from referee import seal
+from referee.tournament import schedule
 
 KEY = bytes(range(32))
 

@@ -1168,6 +1168,9 @@ def attack_orphans() -> None:
     if not CONTAINED:
         flag = str(HERE / f"orphan-{os.getpid()}")
     # Processes: orphans past the process limit.
+    if CONFIG.get("orphans", "memory") != "processes":
+        attack_orphan_memory(memory_limit, flag)
+        return
     started, error = 0, ""
     for _ in range(process_limit + 16):
         try:
@@ -1191,6 +1194,9 @@ def attack_orphans() -> None:
         )
     else:
         report("processes", False, f"stopped after {started} processes: {error}")
+
+
+def attack_orphan_memory(memory_limit: int, flag: str) -> None:
     hold = memory_limit + 64 * MIB
     # Memory: an orphan (double fork, same session) that holds more than the whole limit.
     pid = os.fork()
@@ -1309,9 +1315,26 @@ ATTACKS = {
     "disk": (attack_disk, True),
     "socket-dir": (lambda: _fill_socket_dir(), True),
     "shm": (attack_shm, True),
-    "daemon": (attack_daemon, True),
-    "orphans": (attack_orphans, True),
+    "daemon": (lambda: in_a_clean_process("daemon"), True),
+    "orphans": (lambda: in_a_clean_process("orphans"), True),
+    "orphan-processes": (lambda: in_a_clean_process("orphan-processes"), True),
 }
+
+
+#: Attacks that fork: run from a fresh interpreter, since a process that runs gRPC's threads
+#: cannot fork safely (the child may abort in gRPC's mutexes).
+CLEAN = {"daemon": attack_daemon, "orphans": attack_orphans, "orphan-processes": attack_orphans}
+
+
+def in_a_clean_process(name: str) -> None:
+    import subprocess
+
+    subprocess.run(
+        [sys.executable, str(HERE / "attacker.py"), "--clean"],
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+        check=False,
+    )
 
 
 def run_attack() -> None:
@@ -1394,6 +1417,9 @@ ARGS: dict = {"name": "attacker"}
 def main(argv: list[str]) -> None:
     if "--build" in argv:
         attack_build()
+        return
+    if "--clean" in argv:
+        CLEAN[ATTACK]()
         return
     from referee.botkit import Bot, serve
     from referee.protocol import rules_from_pb

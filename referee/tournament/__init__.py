@@ -1,0 +1,51 @@
+"""Tournaments: the output folder, the schedule, where games run, the runner, progress.
+
+- :mod:`~referee.tournament.folder`: the one owner of the output folder's
+  layout, ``tournament.json`` and the sealed journal; every reader goes
+  through it.
+- :mod:`~referee.tournament.schedule`: tables, seatings and deal seeds.
+- :mod:`~referee.tournament.executors`: where games run (threads, local
+  worker processes; :mod:`~referee.tournament.ray_executor` for a Ray
+  cluster), each turning a :class:`~referee.match.GameSpec` into a
+  :class:`~referee.match.GameRecord`.
+- :mod:`~referee.tournament.runner`: :class:`Tournament`, which builds,
+  schedules, hands games to an executor, checks and journals them, resumes.
+- :mod:`~referee.tournament.progress`: the live progress line.
+"""
+
+from referee.tournament.folder import (
+    JOURNAL_FORMAT,
+    JOURNAL_VERSION,
+    STATE_FORMAT,
+    STATE_VERSION,
+    Journal,
+    JournalError,
+    Layout,
+    TournamentError,
+    TournamentState,
+    authenticated_journal,
+    journal_entry,
+    load_standings,
+    read_journal,
+)
+from referee.tournament.progress import Progress
+from referee.tournament.runner import RunResult, Tournament
+
+__all__ = [
+    "JOURNAL_FORMAT",
+    "JOURNAL_VERSION",
+    "STATE_FORMAT",
+    "STATE_VERSION",
+    "Journal",
+    "JournalError",
+    "Layout",
+    "Progress",
+    "RunResult",
+    "Tournament",
+    "TournamentError",
+    "TournamentState",
+    "authenticated_journal",
+    "journal_entry",
+    "load_standings",
+    "read_journal",
+]

@@ -1,0 +1,118 @@
+"""Live progress of a tournament on stderr: games done, rate, ETA, faults, leaders."""
+
+from __future__ import annotations
+
+import collections
+import sys
+import time
+from collections.abc import Mapping
+from typing import IO, Any
+
+__all__ = ["Progress"]
+
+
+class Progress:
+    """Games done of total, rate, ETA, faults and leaders, on stderr.
+
+    On a terminal the line is redrawn in place; otherwise a plain line is
+    printed every ``interval_s`` seconds or tenth of the games.
+    """
+
+    def __init__(
+        self,
+        *,
+        stream: IO[str] | None = None,
+        enabled: bool = True,
+        tty: bool | None = None,
+        interval_s: float = 10.0,
+    ) -> None:
+        self.stream = stream or sys.stderr
+        self.enabled = enabled
+        self.tty = self.stream.isatty() if tty is None else tty
+        self.interval_s = interval_s if not self.tty else 0.5
+        self.total = 0
+        self.done = 0
+        self.played = 0
+        self.faults = 0
+        self.errors = 0
+        #: Where the games run, when worth saying (``ray: 3 nodes, 6 workers``).
+        self.where = ""
+        self._points: collections.Counter[str] = collections.Counter()
+        self._hands: collections.Counter[str] = collections.Counter()
+        self._started = time.monotonic()
+        self._last_shown = 0.0
+        self._last_done = -1
+        self._drawn = False
+
+    def start(self, total: int) -> None:
+        self.total = total
+        self._started = time.monotonic()
+
+    def add(self, entry: Mapping[str, Any], *, this_run: bool = True) -> None:
+        """Count a finished game (``this_run=False`` for those of earlier runs)."""
+        self.done += 1
+        self.played += this_run
+        for seat, bot in enumerate(entry["bots"]):
+            self._points[bot] += sum(hand[seat] for hand in entry["hand_scores"])
+            self._hands[bot] += len(entry["hand_scores"])
+            self.faults += sum(entry["faults"][seat].values())
+
+    def leaders(self, count: int = 3) -> list[tuple[str, float]]:
+        """The bots with the fewest points per hand so far."""
+        rows = [(bot, self._points[bot] / n) for bot, n in self._hands.items() if n]
+        return sorted(rows, key=lambda r: (r[1], r[0]))[:count]
+
+    def line(self) -> str:
+        elapsed = time.monotonic() - self._started
+        rate = self.played / elapsed * 60 if elapsed > 0 and self.played else 0.0
+        left = self.total - self.done
+        eta = _duration(left / rate * 60) if rate else "?"
+        percent = self.done / self.total * 100 if self.total else 100.0
+        leaders = ", ".join(f"{bot} {points:.2f}" for bot, points in self.leaders())
+        text = (
+            f"games {self.done}/{self.total} ({percent:.0f}%) | {rate:.1f}/min | ETA {eta} | "
+            f"faults {self.faults}"
+        )
+        if self.errors:
+            text += f" | referee errors {self.errors}"
+        if self.where:
+            text += f" | {self.where}"
+        return text + (f" | pts/hand: {leaders}" if leaders else "")
+
+    def refresh(self, *, force: bool = False) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        step = max(1, self.total // 10)
+        due = now - self._last_shown >= self.interval_s or (
+            not self.tty and self.done // step != self._last_done // step
+        )
+        if not (force or due) or (not self.tty and self.done == self._last_done and not force):
+            return
+        self._last_shown, self._last_done = now, self.done
+        if self.tty:
+            self.stream.write("\r" + self.line() + "\x1b[K")
+            self._drawn = True
+        else:
+            self.stream.write(self.line() + "\n")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        """The last line (and a newline after an in-place line)."""
+        if not self.enabled:
+            return
+        if self.tty or self.done != self._last_done:
+            self.refresh(force=True)
+        if self._drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._drawn = False
+
+
+def _duration(seconds: float) -> str:
+    seconds = round(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
