@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pathlib
 import re
+import subprocess
+import sys
 
 from referee.engine import (
     LIMIT_KINDS,
@@ -68,3 +70,16 @@ def test_the_engine_errors_kinds_are_in_the_registry() -> None:
     # The kinds a bot's refused card or pass is recorded under are logged kinds.
     assert IllegalMoveError.kind.recorded and CardNotHeldError.kind.recorded
     assert ActionError("x", kind=FaultKind.WRONG_PASS_SIZE).kind is FaultKind.WRONG_PASS_SIZE
+
+
+def test_the_engine_imports_nothing_of_the_rest() -> None:
+    """The registry lives in the engine so that the arrow points inward only."""
+    code = (
+        "import sys, referee.engine; "
+        "print(' '.join(m for m in sys.modules if m.startswith('referee')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert "referee.engine.faults" in out
+    assert [m for m in out if m != "referee" and not m.startswith("referee.engine")] == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import re
 
 import pytest
 
@@ -19,6 +20,7 @@ from referee.gamelog import (
 )
 
 DATA = pathlib.Path(__file__).parent / "data"
+LOG_FORMAT_DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "log-format.md"
 LOGS = sorted(DATA.glob("*.jsonl"))
 
 
@@ -95,3 +97,9 @@ def test_records_are_typed() -> None:
 def test_a_record_of_the_wrong_shape_is_refused(raw: dict[str, object], message: str) -> None:
     with pytest.raises(RecordError, match=message):
         parse_record(raw)
+
+
+def test_the_doc_has_a_section_per_record_type() -> None:
+    text = LOG_FORMAT_DOC.read_text(encoding="utf-8")
+    sections = re.findall(r"^### `([a-z_]+)`", text, flags=re.MULTILINE)
+    assert sections == list(RECORD_TYPES)
