@@ -477,11 +477,23 @@ ATTACKS = {
         Attack("daemon", ("daemon",)),
         Attack(
             "orphans",
-            ("memory", "processes"),
-            ("memory", "processes"),
+            ("memory",),
+            ("memory",),
             settings={"memory_limit": MEMORY_LIMIT, "process_limit": PROCESS_LIMIT},
             limits={"memory_bytes": MEMORY_LIMIT, "processes": PROCESS_LIMIT},
-            stopped=("memory_limit", "process_limit"),
+            stopped=("memory_limit",),
+        ),
+        Attack(
+            "orphan-processes",
+            ("processes",),
+            ("processes",),
+            settings={
+                "memory_limit": MEMORY_LIMIT,
+                "process_limit": PROCESS_LIMIT,
+                "orphans": "processes",
+            },
+            limits={"memory_bytes": MEMORY_LIMIT, "processes": PROCESS_LIMIT},
+            stopped=("process_limit",),
         ),
         # 8. The build step.
         Attack(
@@ -575,12 +587,12 @@ def check_succeeded(run: Run, attack: Attack) -> None:
         assert run.token in run.logs("*.json*") + run.logs("games/*.jsonl"), text
     if name == "disk":
         assert big_files(run.folder, DISK_LIMIT), text
-    if name == "orphans" and cgroups_contain_bots():
+    if name in ("orphans", "orphan-processes") and cgroups_contain_bots():
         # Even without bwrap, the bot's cgroup counts its orphans: it is stopped at its limit.
         assert set(rows["attacker"]["faults"]) <= {"memory_limit", "process_limit"}, text
         assert rows["attacker"]["faults"], text
-    elif name == "orphans":
-        assert "SUCCEEDED" in run.verdicts().get("memory", []), text
+    elif name in ("orphans", "orphan-processes"):
+        assert "SUCCEEDED" in str(run.verdicts()), text
     if name in ("shm",):
         assert f"/dev/shm/fairplay-{run.token}" in machine_traces(run), text
     if name in ("daemon", "build"):
@@ -604,7 +616,7 @@ def test_without_a_sandbox_the_attack_succeeds(
     attack = ATTACKS[name]
     if not attack.none_run:
         pytest.skip(f"{name} exists only in a sandbox")
-    if name == "orphans" and cgroups_contain_bots():
+    if name in ("orphans", "orphan-processes") and cgroups_contain_bots():
         attack = dataclasses.replace(attack, succeeds=())
     run = run_attack(tmp_path, "none", attack, key_file)
     try:
@@ -734,7 +746,7 @@ def test_every_item_of_the_issue_has_an_attack() -> None:
         4: {"takeover", "borrow"},
         5: {"flood"},
         6: {"tamper-code", "tamper-results"},
-        7: {"disk", "socket-dir", "shm", "daemon", "orphans"},
+        7: {"disk", "socket-dir", "shm", "daemon", "orphans", "orphan-processes"},
         8: {"build"},
     }
     assert set().union(*items.values()) == set(ATTACKS)
