@@ -44,6 +44,7 @@ __all__ = [
     "RANKING_KEYS",
     "BuildConfig",
     "ConfigError",
+    "ExecutorConfig",
     "ScheduleConfig",
     "TournamentConfig",
     "load_config",
@@ -72,12 +73,16 @@ _TOP_KEYS = (
     "sandbox",
     "concurrency",
     "build",
+    "executor",
     "output",
     "ranking",
 )
 _BOT_KEYS = ("bot", "limits", "sandbox")
 _SCHEDULE_KEYS = ("deal_sets", "duplicate", "all_permutations", "max_tables")
 _BUILD_KEYS = ("parallel", "timeout_s")
+_EXECUTOR_KEYS = ("kind", "address", "workers")
+#: Where games run: this machine, or a Ray cluster.
+EXECUTOR_KINDS = ("local", "ray")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+\-]{0,63}$")
 _SIZE = re.compile(r"^\s*(\d+)\s*([KMG]i?B?|B)?\s*$", re.IGNORECASE)
 #: Hints for keys people put in the wrong place.
@@ -109,6 +114,21 @@ class ScheduleConfig:
     all_permutations: bool = False
     #: Play a balanced sample of at most this many tables; None plays every combination.
     max_tables: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class ExecutorConfig:
+    """Where games run: ``local`` (threads or worker processes here) or ``ray`` (a cluster)."""
+
+    kind: str = "local"
+    #: Ray: ``auto`` (a cluster started with ``ray start``), ``ray://HOST:10001``, or
+    #: ``local`` (a cluster of one machine, started for the run).
+    address: str = "auto"
+    #: Ray: game workers in the cluster (each with its own bots); None: one per CPU.
+    workers: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -151,6 +171,8 @@ class TournamentConfig:
     sandbox: str
     concurrency: int
     build: BuildConfig
+    #: Where games run (not in the digest: a tournament may be resumed elsewhere).
+    executor: ExecutorConfig
     #: The output folder (resolved against the config file's folder).
     output: pathlib.Path
     ranking: str
@@ -339,6 +361,7 @@ def parse_config(
     default_concurrency = max(1, cpu_count or os.cpu_count() or 1)
     concurrency = top.get("concurrency", _int_range(top, 1, 256), default_concurrency)
     build = _build(top)
+    executor = _executor(top)
     output = top.get("output", _checker(top, _str_value, "a folder path"), None)
     out_path = (
         pathlib.Path(os.path.normpath(base / output)) if output else pathlib.Path("runs", name)
@@ -359,6 +382,7 @@ def parse_config(
         sandbox=sandbox,
         concurrency=concurrency,
         build=build,
+        executor=executor,
         output=out_path,
         ranking=ranking,
     )
@@ -487,6 +511,28 @@ def _build(top: _Section) -> BuildConfig:
         parallel=section.get("parallel", _int_range(section, 1, 64), 2),
         timeout_s=section.get("timeout_s", seconds, 1800.0),
     )
+
+
+def _executor(top: _Section) -> ExecutorConfig:
+    """``executor: local``, ``executor: ray``, or a mapping with ``kind`` and Ray's settings."""
+    data = top.data.get("executor")
+    if data is None or isinstance(data, str):
+        kind = top.get("executor", _choice(top, EXECUTOR_KINDS), "local")
+        return ExecutorConfig(kind=kind)
+    section = top.section("executor", _EXECUTOR_KEYS)
+    kind = section.get("kind", _choice(section, EXECUTOR_KINDS), "local")
+    address = section.get(
+        "address", _checker(section, _str_value, "auto, local or ray://HOST:PORT"), "auto"
+    )
+    if address not in ("auto", "local") and ":" not in address:
+        raise section.error(
+            section.path("address"),
+            f"expected auto, local or ray://HOST:PORT, got {address!r}",
+        )
+    workers = section.get("workers", _int_range(section, 1, 4096), None)
+    if kind == "local" and ("address" in section.data or "workers" in section.data):
+        raise section.error(section.path("kind"), "address and workers are settings of kind: ray")
+    return ExecutorConfig(kind=kind, address=address, workers=workers)
 
 
 def _limits(parent: _Section, key: str, data: Any) -> dict[str, int]:

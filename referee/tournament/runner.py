@@ -389,6 +389,16 @@ class Tournament:
         needed = {b for g in todo for b in g.bots}
         specs = [s for s in self.config.bots if s.name in needed]
         settings = self._worker_settings(specs, broken)
+        if self.config.executor.kind == "ray":
+            try:
+                from referee.tournament.ray_executor import RayExecutor
+            except ImportError as error:
+                raise TournamentError(
+                    f"{self.config.path}: executor: ray needs Ray ({error.name or error}): "
+                    'install it with pip install "hearts-referee[ray]" '
+                    '(in a checkout: pip install ".[ray]")'
+                ) from None
+            return RayExecutor(self.config.executor, settings, echo=self.echo)
         if self.config.bot_processes == "per_worker":
             return ProcessExecutor(self.concurrency, settings)
         return ThreadExecutor(
