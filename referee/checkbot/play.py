@@ -177,7 +177,9 @@ class Driver:
     def ask_play(self, game: Game, checks: Sequence[str], rng: random.Random) -> Card:
         state, seat = game.state, game.seat
         view = state.view(seat)
-        situation, described = classify_play(view)
+        found = state.legal_case(seat)
+        assert found is not None  # the bot's seat is to play
+        situation, described = classify_play(found[0], view)
         where = (
             f"game {game.game_id}, hand {view.hand_number}, trick {view.trick_number}, seat {seat}"
         )

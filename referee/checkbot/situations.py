@@ -5,8 +5,9 @@ throughout. :func:`scripted_games` are the hands played one after the other
 (a four-hand game for the pass directions, games of 3, 5, 6 and 7 players for
 V6, and crafted deals that force the rare situations); :func:`concurrent_games`
 are the eight hands played at once. :func:`classify_play` names the check a
-play decision belongs to, and :func:`judge_play` and :func:`judge_pass` say
-what is wrong with an answer, in words, with the rule it breaks.
+play decision belongs to, from the engine's legal case, and :func:`judge_play`
+and :func:`judge_pass` say what is wrong with an answer, in words, with the
+rule it breaks.
 """
 
 from __future__ import annotations
@@ -18,15 +19,13 @@ from typing import Any
 
 from referee import protocol
 from referee.engine import (
-    HEARTS,
-    QUEEN_OF_SPADES,
-    SUIT_MASKS,
     ActionError,
     Card,
     CardNotHeldError,
     CardSet,
     GameState,
     IllegalMoveError,
+    LegalCase,
     MoonScoring,
     PassDirection,
     Rules,
@@ -36,8 +35,6 @@ from referee.engine import (
     parse_cards,
 )
 from referee.pb.hearts.v1 import hearts_pb2 as pb
-
-POINT_CARDS = HEARTS | 1 << QUEEN_OF_SPADES
 
 
 @dataclasses.dataclass(slots=True)
@@ -196,38 +193,38 @@ def concurrent_games(seed: int, count: int = 8) -> list[Game]:
 # Classifying and judging the decisions --------------------------------------
 
 
-def classify_play(view: SeatView) -> tuple[str | None, str]:
+def classify_play(case: LegalCase, view: SeatView) -> tuple[str | None, str]:
     """The check a play decision belongs to, and the situation in words.
 
-    check-bot's own classification of a legal-move situation (first lead,
-    first trick, hearts not broken, void...): the engine has none to offer.
+    ``case`` is the engine's own statement of why the plays are legal
+    (:meth:`GameState.legal_case <referee.engine.GameState.legal_case>`);
+    check-bot only tells following on the first trick (``first-trick-follow``)
+    from following later (``follow-suit``), which the rules do not.
     """
     trick = view.trick_number
-    plays = view.current_trick.plays
-    hand = int(view.hand)
-    if not plays:
-        if trick == 1:
-            return "first-lead", "leading the first trick"
-        if not view.hearts_broken and hand & HEARTS:
-            if hand & ~HEARTS:
-                return "lead-hearts-unbroken", f"leading trick {trick}, hearts not broken"
-            return "lead-only-hearts", f"leading trick {trick} holding only hearts, not broken"
+    if case is LegalCase.FIRST_LEAD:
+        return "first-lead", "leading the first trick"
+    if case is LegalCase.HEARTS_NOT_BROKEN:
+        return "lead-hearts-unbroken", f"leading trick {trick}, hearts not broken"
+    if case is LegalCase.ONLY_HEARTS:
+        return "lead-only-hearts", f"leading trick {trick} holding only hearts, not broken"
+    if case is LegalCase.LEAD:
         return None, f"leading trick {trick}"
-    suit = plays[0][1].suit
-    name = suit.word
-    if trick == 1 and not view.rules.points_on_first_trick:
-        if hand & SUIT_MASKS[suit]:
+    name = view.current_trick.plays[0][1].suit.word
+    clean_first_trick = trick == 1 and not view.rules.points_on_first_trick
+    if case is LegalCase.FOLLOW_SUIT:
+        if clean_first_trick:
             return "first-trick-follow", f"on the first trick, following {name}"
-        if hand & POINT_CARDS and hand & ~POINT_CARDS:
-            return "first-trick-void", f"on the first trick, void in {name}"
-        if hand & POINT_CARDS:
-            return (
-                "first-trick-only-points",
-                f"on the first trick, void in {name}, holding only hearts and Q♠",
-            )
-        return None, f"on the first trick, void in {name}"
-    if hand & SUIT_MASKS[suit]:
         return "follow-suit", f"on trick {trick}, following {name}"
+    if case is LegalCase.FIRST_TRICK_CLEAN:
+        return "first-trick-void", f"on the first trick, void in {name}"
+    if case is LegalCase.FIRST_TRICK_ONLY_POINTS:
+        return (
+            "first-trick-only-points",
+            f"on the first trick, void in {name}, holding only hearts and Q♠",
+        )
+    if clean_first_trick:  # void, and neither a heart nor Q♠ to hold back
+        return None, f"on the first trick, void in {name}"
     return "void-discard", f"on trick {trick}, void in {name}"
 
 
