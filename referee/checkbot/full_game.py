@@ -12,7 +12,14 @@ import pathlib
 from referee.checkbot.calls import Calls, Gone, TimedConnection
 from referee.checkbot.report import CheckResult, Status, shown
 from referee.engine import Rules
-from referee.gamelog import read_log
+from referee.gamelog import (
+    FaultRecord,
+    MoonChoiceRecord,
+    PassRecord,
+    PlayRecord,
+    parse_record,
+    read_log,
+)
 from referee.match import GameSpec, play_game
 from referee.players import BotInfo, RemotePlayer, builtin_player
 from referee.policy import FaultPolicy, TimeControl
@@ -63,16 +70,7 @@ def play_full_game(
         )
     total = sum(faults.values())
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(faults.items()))
-    details = []
-    for _, r in read_log(log_path):
-        if r.get("seat") != 0:
-            continue
-        if "fault" in r:
-            at = f"hand {r['hand']}" + (f", trick {r['trick']}" if "trick" in r else "")
-            answer = f" (answered {r['answer']})" if "answer" in r else ""
-            details.append(f"{r['type']} {at}: {r['fault']['message']}{answer}")
-        elif r.get("type") == "fault":
-            details.append(f"{r['during']} in hand {r['hand']}: {r['message']}")
+    details = faults_of_seat(log_path, 0)
     forfeit = "; forfeited the game" if record.forfeited[0] else ""
     return CheckResult(
         "full-game",
@@ -80,3 +78,24 @@ def play_full_game(
         f"{total} faults ({kinds}){forfeit}; {where}",
         shown(details, more="more in the log"),
     )
+
+
+def faults_of_seat(log_path: pathlib.Path, seat: int) -> list[str]:
+    """One line per fault of ``seat`` in a game's log: the decision or notification, and why."""
+    lines = []
+    for _, raw in read_log(log_path):
+        if raw.get("seat") != seat:
+            continue
+        record = parse_record(raw)
+        if isinstance(record, FaultRecord):
+            lines.append(f"{record.during} in hand {record.hand}: {record.message}")
+        elif isinstance(record, PassRecord | PlayRecord | MoonChoiceRecord) and record.fault:
+            at = f"hand {record.hand}"
+            answered = ""
+            if isinstance(record, PlayRecord):
+                at += f", trick {record.trick}"
+            if isinstance(record, PassRecord | PlayRecord) and record.answer is not None:
+                answer = list(record.answer) if isinstance(record, PassRecord) else record.answer
+                answered = f" (answered {answer})"
+            lines.append(f"{record.TYPE} {at}: {record.fault.message}{answered}")
+    return lines
