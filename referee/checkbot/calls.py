@@ -15,7 +15,8 @@ import time
 from typing import Any
 
 from referee.checkbot.report import RpcTiming
-from referee.players import BotFault, BotInfo, Connection, FaultKind
+from referee.engine import FaultKind
+from referee.players import BotFault, BotInfo, Connection
 
 #: The decision RPCs; the others are notifications (and the handshake).
 DECISIONS = ("PassCards", "PlayCard", "ChooseMoonScoring")

@@ -36,8 +36,9 @@ from referee.checkbot.checks import (
 from referee.checkbot.full_game import play_full_game
 from referee.checkbot.play import Driver
 from referee.checkbot.report import CHECKS, CheckResult, Report, Status
+from referee.engine import FaultKind
 from referee.pb.hearts.v1 import hearts_pb2 as pb
-from referee.players import BotConnection, BotFault, BotInfo, Connection, FaultKind
+from referee.players import BotConnection, BotFault, BotInfo, Connection
 from referee.players.remote import handshake_info
 from referee.policy import FaultPolicy, Limits, TimeControl
 
