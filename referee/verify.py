@@ -60,6 +60,7 @@ from referee.gamelog import (
     parse_record,
 )
 from referee.replay import read_records
+from referee.tournament.folder import Layout, TournamentError, load_standings
 
 __all__ = [
     "Discrepancy",
@@ -703,9 +704,10 @@ _JOURNAL_FIELDS = (
     "faults",
     "forfeited",
 )
-JOURNAL_NAME = "journal.jsonl"
-GAMES_DIR = "games"
-STATE_NAME = "tournament.json"
+# The folder's file names, from their one owner.
+JOURNAL_NAME = Layout(pathlib.Path()).journal.name
+GAMES_DIR = Layout(pathlib.Path()).games.name
+STATE_NAME = Layout(pathlib.Path()).state.name
 #: The facts of tournament.json that every run entry of the journal repeats under its MAC.
 _SEALED_FACTS = ("name", "seed", "config_hash", "participants", "excluded", "games_scheduled")
 
@@ -1099,7 +1101,7 @@ def _schedule_note(root: pathlib.Path, games: int, report: FolderReport) -> None
         )
 
 
-STANDINGS_NAME = "standings.json"
+STANDINGS_NAME = Layout(pathlib.Path()).standings_json.name
 
 
 def _check_standings(
@@ -1151,16 +1153,12 @@ def _recompute_standings(
 
     if saved.get("format") != standings.STANDINGS_FORMAT:
         raise ValueError(f"not a {standings.STANDINGS_FORMAT} file")
-    try:
-        from referee import tournament
-    except ImportError:  # pragma: no cover - the tournament module is optional here
-        tournament = None  # type: ignore[assignment]
-    if tournament is not None and tournament.Layout(root).state.is_file():
+    if Layout(root).state.is_file():
         try:
-            table = tournament.load_standings(
+            table = load_standings(
                 root, ranking=saved["ranking"], key=key, authenticate=key is not None
             )
-        except tournament.TournamentError as error:
+        except TournamentError as error:
             raise ValueError(str(error)) from None
         return table.to_dict()
     rows = saved["bots"]

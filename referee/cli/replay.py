@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
-import json
 import pathlib
 import sys
 from typing import Any
@@ -15,11 +13,10 @@ from referee.gamelog import LogError
 from referee.render_text import render_chunks
 from referee.replay import COMPASS, Game, load_game
 from referee.safetext import printable
+from referee.tournament.folder import TournamentError, game_entries, game_log_path
 
 __all__ = ["replay"]
 
-_JOURNAL = "journal.jsonl"
-_GAMES = "games"
 #: The most characters shown of a name read from a log or journal (bot, game id), and of a message.
 _NAME_CHARS = 64
 _TEXT_CHARS = 1000
@@ -165,26 +162,11 @@ def _parse_seat(game: Game, text: str) -> int:
 
 
 def _journal_games(folder: pathlib.Path) -> list[dict[str, Any]]:
-    """The game entries of a folder's journal (a torn or bad line is skipped)."""
-    path = folder / _JOURNAL
-    if not path.is_file():
-        raise click.UsageError(
-            f"{folder} is neither a game log nor a tournament folder (no {_JOURNAL})"
-        )
-    games = []
-    with open(path, encoding="utf-8") as handle:
-        for text in handle:
-            try:
-                entry = json.loads(text)
-            except ValueError:
-                continue
-            if (
-                isinstance(entry, dict)
-                and entry.get("type", "game") == "game"
-                and "game_id" in entry
-            ):
-                games.append(entry)
-    return games
+    """The game entries of a folder's journal (read through the folder module)."""
+    try:
+        return game_entries(folder)
+    except TournamentError as error:
+        raise click.UsageError(printable(str(error), _TEXT_CHARS)) from None
 
 
 def list_games(folder: pathlib.Path) -> str:
@@ -213,18 +195,7 @@ def list_games(folder: pathlib.Path) -> str:
 
 def _game_log(folder: pathlib.Path, game_id: str) -> pathlib.Path:
     """The log of game ``game_id`` in a tournament folder."""
-    path = folder / _GAMES / f"{game_id}.jsonl"
-    if path.is_file():
-        return path
-    for entry in _journal_games(folder):
-        if entry["game_id"] == game_id and isinstance(entry.get("log_path"), str):
-            candidate = folder / entry["log_path"]
-            if candidate.is_file():
-                return candidate
-    known = [e["game_id"] for e in _journal_games(folder)]
-    known += (
-        [p.stem for p in (folder / _GAMES).glob("*.jsonl")] if (folder / _GAMES).is_dir() else []
-    )
-    close = difflib.get_close_matches(game_id, sorted(set(known)), n=3)
-    hint = f"; did you mean {' or '.join(_name(c) for c in close)}?" if close else ""
-    raise click.BadParameter(f"no game {game_id!r} in {folder}{hint}", param_hint="--game")
+    try:
+        return game_log_path(folder, game_id)
+    except TournamentError as error:
+        raise click.BadParameter(printable(str(error), _TEXT_CHARS), param_hint="--game") from None

@@ -29,7 +29,6 @@ from referee.tournament.folder import (
     read_journal,
 )
 from referee.tournament.progress import Progress
-from referee.tournament.runner import RunResult, Tournament
 
 __all__ = [
     "JOURNAL_FORMAT",
@@ -49,3 +48,13 @@ __all__ = [
     "load_standings",
     "read_journal",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # The runner is imported when first asked for: the folder module must be importable
+    # without it (referee.verify reads folders, and the runner uses referee.verify).
+    if name in ("RunResult", "Tournament"):
+        from referee.tournament import runner
+
+        return getattr(runner, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,6 +14,7 @@ docs/config.md.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 import logging
 import os
@@ -38,6 +39,8 @@ __all__ = [
     "TournamentError",
     "TournamentState",
     "authenticated_journal",
+    "game_entries",
+    "game_log_path",
     "journal_entry",
     "load_standings",
     "read_journal",
@@ -386,3 +389,42 @@ def load_standings(
             if isinstance(bot, dict) and bot.get("sandbox") == "none"
         ],
     )
+
+
+def game_entries(root: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The game entries of a folder's journal, for showing (not authenticated: see verify).
+
+    Raises :class:`TournamentError` when ``root`` holds no journal, and
+    :class:`JournalError` (naming the line) for a line that is not an entry.
+    """
+    layout = Layout(pathlib.Path(root))
+    if not layout.journal.is_file():
+        raise TournamentError(
+            f"{layout.root} is neither a game log nor a tournament folder "
+            f"(no {layout.journal.name})"
+        )
+    return [
+        e
+        for e in read_journal(layout.journal)
+        if e.get("type") == "game" and isinstance(e.get("game_id"), str)
+    ]
+
+
+def game_log_path(root: str | os.PathLike[str], game_id: str) -> pathlib.Path:
+    """The log of game ``game_id`` in a tournament folder; the error says which games exist."""
+    layout = Layout(pathlib.Path(root))
+    path = layout.game_log(game_id)
+    if path.is_file():
+        return path
+    entries = game_entries(layout.root)
+    for entry in entries:
+        if entry["game_id"] == game_id and isinstance(entry.get("log_path"), str):
+            candidate = (layout.root / entry["log_path"]).resolve()
+            if layout.root.resolve() in candidate.parents and candidate.is_file():
+                return candidate
+    known = {e["game_id"] for e in entries}
+    if layout.games.is_dir():
+        known |= {p.stem for p in layout.games.glob("*.jsonl")}
+    close = difflib.get_close_matches(game_id, sorted(known), n=3)
+    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    raise TournamentError(f"no game {game_id!r} in {layout.root}{hint}")
