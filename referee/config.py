@@ -36,6 +36,7 @@ import yaml
 from referee.bots import BotSpec, BotSpecError, parse_bot
 from referee.bwrap import SANDBOX_KINDS
 from referee.engine import MoonScoring, Rules, RulesError, TieRule
+from referee.gauntlet_config import GAUNTLET_DEAL_SETS, GauntletConfig, parse_gauntlet
 from referee.policy import FaultPolicy, Limits, TimeControl
 from referee.standings import RANKING_KEYS
 
@@ -76,6 +77,8 @@ _TOP_KEYS = (
     "executor",
     "output",
     "ranking",
+    "format",
+    "gauntlet",
 )
 _BOT_KEYS = ("bot", "limits", "sandbox")
 _SCHEDULE_KEYS = ("deal_sets", "duplicate", "all_permutations", "max_tables")
@@ -176,6 +179,8 @@ class TournamentConfig:
     #: The output folder (resolved against the config file's folder).
     output: pathlib.Path
     ranking: str
+    #: ``format: gauntlet``: the candidate, baselines, opponents and test (docs/sprt.md).
+    gauntlet: GauntletConfig | None = None
 
     @property
     def table_size(self) -> int:
@@ -194,7 +199,7 @@ class TournamentConfig:
         Concurrency, output folder, ranking key and build settings are left
         out: they may change between runs of the same tournament.
         """
-        return {
+        canonical = {
             "name": self.name,
             "seed": self.seed,
             "bots": {spec.name: spec.to_dict() for spec in self.bots},
@@ -206,6 +211,9 @@ class TournamentConfig:
             "bot_processes": self.bot_processes,
             "bot_lifetime": self.bot_lifetime,
         }
+        if self.gauntlet is not None:
+            canonical["gauntlet"] = self.gauntlet.to_dict()
+        return canonical
 
     @property
     def unsandboxed(self) -> list[str]:
@@ -349,6 +357,9 @@ def parse_config(
     sandbox = top.get("sandbox", _choice(top, SANDBOX_KINDS), "bwrap")
     bots = _bots(top, base, sandbox)
     schedule = _schedule(top, len(bots), rules.num_players)
+    gauntlet = parse_gauntlet(top, [b.name for b in bots], rules.num_players)
+    if gauntlet is not None:
+        schedule = _gauntlet_schedule(top, schedule)
     time_control = _policy(top, "time_control", TimeControl)
     fault_policy = _policy(top, "fault_policy", FaultPolicy)
     bot_processes = top.get("bot_processes", _choice(top, BOT_PROCESSES), "per_worker")
@@ -385,7 +396,20 @@ def parse_config(
         executor=executor,
         output=out_path,
         ranking=ranking,
+        gauntlet=gauntlet,
     )
+
+
+def _gauntlet_schedule(top: _Section, schedule: ScheduleConfig) -> ScheduleConfig:
+    """A gauntlet's schedule: no table sample; by default up to 200 deal sets."""
+    given = top.data.get("schedule") or {}
+    if schedule.max_tables is not None:
+        raise top.error(
+            "schedule.max_tables", "not used by a gauntlet (it plays every opponent group)"
+        )
+    if given.get("deal_sets") is None:
+        schedule = dataclasses.replace(schedule, deal_sets=GAUNTLET_DEAL_SETS)
+    return schedule
 
 
 def _checker(

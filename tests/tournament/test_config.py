@@ -31,7 +31,8 @@ BAD_CONFIGS = [
     (
         FOUR + "colour: blue",
         "colour: unknown key; expected one of name, seed, bots, rules, schedule, time_control, "
-        "fault_policy, limits, bot_processes, bot_lifetime, sandbox, concurrency, build, executor, output, ranking",
+        "fault_policy, limits, bot_processes, bot_lifetime, sandbox, concurrency, build, executor, output, ranking, "
+        "format, gauntlet",
     ),
     ("rules: {target_score: 50}", "bots: missing; expected a mapping of bot names to bots"),
     (
