@@ -57,6 +57,7 @@ __all__ = [
     "BuildResult",
     "DeadPlayer",
     "build_bot",
+    "build_bots",
     "parse_bot",
 ]
 
@@ -244,6 +245,54 @@ def build_bot(
     text = path.read_bytes()[-3000:].decode(errors="replace")
     tail = "\n".join(text.rstrip().splitlines()[-15:])
     return BuildResult(spec.name, ok, round(time.monotonic() - started, 2), str(path), tail)
+
+
+def build_bots(
+    specs: Iterable[BotSpec],
+    log_dir: str | os.PathLike[str],
+    *,
+    parallel: int = 2,
+    timeout_s: float = 1800,
+    sandbox: str = "bwrap",
+    disk_bytes: int = 0,
+    hidden: Sequence[str | os.PathLike[str]] = (),
+    on_built: Callable[[list[BotSpec], BuildResult], None] | None = None,
+) -> dict[str, BuildResult]:
+    """Build every bot folder with a build step once (a folder listed twice is built once).
+
+    ``parallel`` builds at a time, each with :func:`build_bot`; ``on_built(specs,
+    result)`` hears of each folder as it finishes. Returns the result by bot name.
+    """
+    folders: dict[str | None, list[BotSpec]] = {}
+    for spec in specs:
+        if spec.build:
+            folders.setdefault(spec.folder or spec.cwd, []).append(spec)
+    results: dict[str, BuildResult] = {}
+    if not folders:
+        return results
+    executor = concurrent.futures.ThreadPoolExecutor(parallel, thread_name_prefix="build")
+    try:
+        futures = {
+            executor.submit(
+                build_bot,
+                group[0],
+                log_dir,
+                timeout_s=timeout_s,
+                sandbox=sandbox,
+                disk_bytes=disk_bytes,
+                hidden=hidden,
+            ): group
+            for group in folders.values()
+        }
+        for future in concurrent.futures.as_completed(futures):
+            group, result = futures[future], future.result()
+            for spec in group:
+                results[spec.name] = result
+            if on_built is not None:
+                on_built(group, result)
+    finally:
+        executor.shutdown(wait=False, cancel_futures=True)
+    return results
 
 
 class DeadPlayer(Player):

@@ -11,7 +11,7 @@ import sys
 import click
 from tabulate import tabulate
 
-from referee.bots import BotPool, BotSpec, BotSpecError, build_bot, parse_bot
+from referee.bots import BotPool, BotSpec, BotSpecError, build_bots, parse_bot
 from referee.cli.options import (
     check_sandbox_or_fail,
     make_policies,
@@ -114,16 +114,16 @@ def match(
     out_dir.mkdir(parents=True, exist_ok=True)
     log_path = out_dir / "game.jsonl"
     if build:
-        built = {}
         for spec in specs:
-            if spec.build and spec.cwd not in built:
+            if spec.build:
                 click.echo(f"building {spec.name} ({spec.build}) ...", err=True)
-                result = build_bot(spec, out_dir / "builds", sandbox=sandbox, hidden=[out_dir])
-                built[spec.cwd] = result
-                if not result.ok:
-                    raise click.ClickException(
-                        f"the build of {spec.name} failed (log: {result.log_path}):\n{result.tail}"
-                    )
+        results = build_bots(specs, out_dir / "builds", sandbox=sandbox, hidden=[out_dir])
+        for spec in specs:
+            result = results.get(spec.name)
+            if result is not None and not result.ok:
+                raise click.ClickException(
+                    f"the build of {spec.name} failed (log: {result.log_path}):\n{result.tail}"
+                )
     spec = GameSpec(
         game_id=f"match-{seed}",
         seed=seed,

@@ -30,7 +30,6 @@ The output folder is described in docs/config.md.
 
 from __future__ import annotations
 
-import collections
 import concurrent.futures
 import contextlib
 import dataclasses
@@ -48,7 +47,7 @@ from typing import Any
 
 from referee import __version__, bwrap, procfs, seal
 from referee import sandbox as supervisor
-from referee.bots import BotSpec, build_bot
+from referee.bots import BotSpec, BuildResult, build_bots
 from referee.config import TournamentConfig
 from referee.match import GameRecord, GameSpec
 from referee.standings import Standings, render
@@ -284,43 +283,35 @@ class Tournament:
 
     def _build(self, specs: Sequence[BotSpec]) -> dict[str, str]:
         """Build the bots with a build step, a few at a time; failed ones with the reason."""
-        folders: dict[str | None, list[BotSpec]] = collections.defaultdict(list)
-        for spec in specs:
-            if spec.build:
-                folders[spec.cwd].append(spec)
-        if not folders:
+        count = len({s.folder or s.cwd for s in specs if s.build})
+        if not count:
             return {}
         parallel = self.config.build.parallel
-        self.echo(f"building {len(folders)} bot folder(s), {parallel} at a time ...")
-        executor = concurrent.futures.ThreadPoolExecutor(parallel, thread_name_prefix="build")
+        self.echo(f"building {count} bot folder(s), {parallel} at a time ...")
         failed: dict[str, str] = {}
-        try:
-            futures = {
-                executor.submit(
-                    build_bot,
-                    group[0],
-                    self.layout.builds,
-                    timeout_s=self.config.build.timeout_s,
-                    sandbox=self.config.sandbox,
-                    disk_bytes=self.config.limits.disk_bytes,
-                    hidden=[self.layout.root],
-                ): group
-                for group in folders.values()
-            }
-            for future in concurrent.futures.as_completed(futures):
-                group, result = futures[future], future.result()
-                names = ", ".join(s.name for s in group)
-                where = os.path.relpath(result.log_path, self.layout.root)
-                if result.ok:
-                    self.echo(f"  built {names} in {result.seconds:.1f} s")
-                    continue
-                self.echo(f"  BUILD FAILED: {names} (log: {result.log_path}); it ends:")
-                self.echo("    " + result.tail.replace("\n", "\n    "))
-                last = result.tail.strip().splitlines()[-1:] or [""]
-                for spec in group:
-                    failed[spec.name] = f"build failed ({where}): {last[0][:200]}"
-        finally:
-            executor.shutdown(wait=False, cancel_futures=True)
+
+        def built(group: list[BotSpec], result: BuildResult) -> None:
+            names = ", ".join(s.name for s in group)
+            where = os.path.relpath(result.log_path, self.layout.root)
+            if result.ok:
+                self.echo(f"  built {names} in {result.seconds:.1f} s")
+                return
+            self.echo(f"  BUILD FAILED: {names} (log: {result.log_path}); it ends:")
+            self.echo("    " + result.tail.replace("\n", "\n    "))
+            last = result.tail.strip().splitlines()[-1:] or [""]
+            for spec in group:
+                failed[spec.name] = f"build failed ({where}): {last[0][:200]}"
+
+        build_bots(
+            specs,
+            self.layout.builds,
+            parallel=parallel,
+            timeout_s=self.config.build.timeout_s,
+            sandbox=self.config.sandbox,
+            disk_bytes=self.config.limits.disk_bytes,
+            hidden=[self.layout.root],
+            on_built=built,
+        )
         return failed
 
     def _participants(self, state: TournamentState) -> tuple[list[str], dict[str, str]]:
@@ -398,7 +389,12 @@ class Tournament:
                     'install it with pip install "hearts-referee[ray]" '
                     '(in a checkout: pip install ".[ray]")'
                 ) from None
-            return RayExecutor(self.config.executor, settings, echo=self.echo)
+            return RayExecutor(
+                self.config.executor,
+                settings,
+                echo=self.echo,
+                build_timeout_s=self.config.build.timeout_s,
+            )
         if self.config.bot_processes == "per_worker":
             return ProcessExecutor(self.concurrency, settings)
         return ThreadExecutor(
