@@ -8,14 +8,15 @@ took fewer points, so it is better), or in mean placement. The sets are the
 independent samples; the games inside a set are not (they share the deals).
 
 The sequential test is a generalized SPRT (GSPRT) on the mean ``mu`` of
-``x``, H0: ``mu = delta0`` against H1: ``mu = delta1``, with the variance
-unknown and estimated under each hypothesis by maximum likelihood, as in
-fishtest's GSPRT (Van den Bergh's notes). With ``n`` sets of mean ``m`` and
-variance ``v`` (divided by ``n``), a normal model gives
+``x``, H0: ``mu = delta0`` against H1: ``mu = delta1``, the variance being
+unknown and estimated from the samples, as in fishtest's GSPRT (Van den
+Bergh's normal approximation of the log-likelihood ratio). With ``n`` sets
+of mean ``m`` and sample variance ``v``,
 
-    LLR = n/2 * ln(s0 / s1),    sj = v + (m - deltaj)**2
+    LLR = n * (delta1 - delta0) * (2*m - delta0 - delta1) / (2*v)
 
-(``sj`` is the mean squared distance of the samples from ``deltaj``). Wald's
+which is the sum over the sets of ``ln(phi((x - delta1)/s) / phi((x - delta0)/s))``
+with the standard deviation ``s`` replaced by its estimate. Wald's
 bounds: accept H1 when ``LLR >= ln((1 - beta) / alpha)``, H0 when
 ``LLR <= ln(beta / (1 - alpha))``. The derivation and the assumptions are in
 docs/sprt.md.
@@ -24,7 +25,7 @@ docs/sprt.md.
 >>> round(s.lower, 3), round(s.upper, 3)
 (-2.944, 2.944)
 >>> round(llr([0.4, 0.9, 0.2, 0.7, 0.6, 0.5, 0.8, 0.3], 0.0, 0.5), 3)
-7.459
+20.0
 >>> sprt_status([0.4, 0.9, 0.2, 0.7, 0.6, 0.5, 0.8, 0.3], s).decision
 'H1'
 """
@@ -99,8 +100,8 @@ class SprtSettings:
 def llr(samples: Sequence[float], delta0: float, delta1: float) -> float:
     """The generalized log-likelihood ratio of H1 (mean ``delta1``) to H0 (mean ``delta0``).
 
-    Normal model with the variance unknown, maximized under each hypothesis
-    (see the module docs); 0 with fewer than two samples.
+    Normal model, the variance estimated by the samples' (see the module
+    docs); 0 with fewer than two samples.
 
     >>> llr([1.0, -1.0, 0.5, -0.5], 0.0, 0.5) < 0 < llr([1.0, 0.0, 0.5, 1.5], 0.0, 0.5)
     True
@@ -109,11 +110,9 @@ def llr(samples: Sequence[float], delta0: float, delta1: float) -> float:
     if n < 2:
         return 0.0
     mean = math.fsum(samples) / n
-    var = math.fsum((x - mean) ** 2 for x in samples) / n
-    floor = _VARIANCE_FLOOR * max(1.0, (delta1 - delta0) ** 2)
-    s0 = var + (mean - delta0) ** 2 + floor
-    s1 = var + (mean - delta1) ** 2 + floor
-    return n / 2 * math.log(s0 / s1)
+    var = math.fsum((x - mean) ** 2 for x in samples) / (n - 1)
+    var = max(var, _VARIANCE_FLOOR * (delta1 - delta0) ** 2)
+    return n * (delta1 - delta0) * (2 * mean - delta0 - delta1) / (2 * var)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

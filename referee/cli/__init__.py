@@ -28,6 +28,7 @@ def cli(verbose: int) -> None:
 def _register() -> None:
     from referee.cli import match
     from referee.cli.check_bot import check_bot
+    from referee.cli.gauntlet import gauntlet
     from referee.cli.replay import replay
     from referee.cli.standings import standings
     from referee.cli.tournament import tournament
@@ -36,6 +37,7 @@ def _register() -> None:
     cli.add_command(match.match)
     cli.add_command(check_bot)
     cli.add_command(tournament)
+    cli.add_command(gauntlet)
     cli.add_command(standings)
     cli.add_command(replay)
     cli.add_command(verify)

@@ -75,6 +75,18 @@ def tournament(
         config = load_config(config_path)
     except ConfigError as error:
         raise click.ClickException(str(error)) from None
+    if config.gauntlet is not None:  # format: gauntlet (its own exit codes: docs/sprt.md)
+        from referee.cli.gauntlet import run_gauntlet
+
+        run_gauntlet(
+            config,
+            out_dir=out_dir,
+            fresh=fresh,
+            concurrency=concurrency,
+            quiet=quiet,
+            key_file=key_file,
+            fmt="json" if fmt == "json" else "text",
+        )
     runner = Tournament(
         config,
         out_dir=out_dir,
