@@ -7,7 +7,7 @@
       opponents: [h1, h2, r1]      # default: every other bot
       metric: points               # points (per hand) or placement
       test: sprt                   # or fixed: every deal set, a CI and LOS
-      sprt: {delta0: 0, delta1: 0.5, alpha: 0.05, beta: 0.05, min_sets: 5}
+      sprt: {delta0: 0, delta1: 0.5, alpha: 0.05, beta: 0.05, min_sets: 8}
 
 Errors name the file and key path, like every config error
 (:class:`referee.config.ConfigError`). docs/sprt.md describes the test.
@@ -161,8 +161,8 @@ def _sprt(parent: Any) -> SprtSettings:
             continue
         value = section.data[key]
         if key == "min_sets":
-            ok = isinstance(value, int) and not isinstance(value, bool) and value >= 2
-            expected = "an integer of at least 2"
+            ok = isinstance(value, int) and not isinstance(value, bool) and value >= 4
+            expected = "an integer of at least 4"
         elif key in ("alpha", "beta"):
             ok = isinstance(value, int | float) and not isinstance(value, bool) and 0 < value < 0.5
             expected = "a probability above 0 and below 0.5"
