@@ -30,6 +30,7 @@ def _register() -> None:
     from referee.cli.check_bot import check_bot
     from referee.cli.gauntlet import gauntlet
     from referee.cli.replay import replay
+    from referee.cli.serve import serve
     from referee.cli.standings import standings
     from referee.cli.tournament import tournament
     from referee.cli.verify import verify
@@ -41,6 +42,7 @@ def _register() -> None:
     cli.add_command(standings)
     cli.add_command(replay)
     cli.add_command(verify)
+    cli.add_command(serve)
 
 
 _register()

@@ -1,0 +1,43 @@
+"""``referee serve RUNS_DIR``: every tournament folder under RUNS_DIR, live in the browser."""
+
+from __future__ import annotations
+
+import pathlib
+
+import click
+
+
+@click.command()
+@click.argument(
+    "runs_dir",
+    metavar="RUNS_DIR",
+    type=click.Path(exists=True, file_okay=False, path_type=pathlib.Path),
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on (loopback by default; another one is served with a warning).",
+)
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="TCP port."
+)
+def serve(runs_dir: pathlib.Path, host: str, port: int) -> None:
+    """Serve the tournaments under RUNS_DIR in the browser, read-only.
+
+    The list of tournaments with their progress; live standings with their
+    confidence intervals; a page per bot (charts of its points per hand and
+    its OpenSkill ordinal, head to head, faults, slowest decisions); the game
+    list, filterable, opening the replay viewer; a gauntlet's sequential
+    test. Tournaments still being played update without a reload. See
+    docs/serve.md.
+    """
+    from referee.web.server import serve as run
+    from referee.web.server import warning_for
+
+    warning = warning_for(host)
+    if warning:
+        click.secho(warning, fg="yellow", err=True)
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"serving {runs_dir} on http://{shown}:{port}/ (Ctrl-C stops)", err=True)
+    run(runs_dir, host=host, port=port)

@@ -1,0 +1,388 @@
+"""The web application of ``referee serve``: pages, their JSON, live events and replays.
+
+A Starlette app, served by uvicorn (:mod:`referee.web.server`). Read-only:
+every route is GET (HEAD); nothing under the served folder is written. Only
+what the index knows can be reached: a tournament is found by its id in the
+:class:`~referee.web.index.Catalog`, a game by its id in the journal, and
+its log through the journal's ``log_path``, checked to stay inside the
+folder (and against its MAC with the folder's key); the static files come
+from the package. The key file is never served.
+
+Pages (HTML, filled in by ``static/serve.js`` from the JSON routes):
+
+=================================  =============================================
+``/``                              the tournaments, with status and progress
+``/t/ID``                          standings, confidence intervals, head to head
+``/t/ID/bots/BOT``                 one bot: charts, head to head, faults, slowest
+``/t/ID/games``                    the game list, filterable (``?bot=&faults=&moons=&result=``)
+``/t/ID/games/GAME``               the replay viewer (``referee replay --html``)
+``/t/ID/gauntlet``                 the sequential test's LLR over games
+=================================  =============================================
+
+JSON: ``/api/tournaments``, ``/api/t/ID`` (standings), ``/api/t/ID/bots/BOT``,
+``/api/t/ID/games``, ``/api/t/ID/gauntlet``. Live: ``/api/events`` and
+``/api/t/ID/events`` (server-sent events: ``update`` with the new version).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import html
+import importlib.resources
+import json
+import pathlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from referee import seal
+from referee.render_html import render_html
+from referee.replay import LogError, load_game
+from referee.safetext import printable
+from referee.web.index import FILTERS, Catalog, FolderIndex, Snapshot, filter_games, game_index
+
+__all__ = ["LOOPBACK_HOSTS", "create_app"]
+
+#: Host headers accepted when bound to loopback (a page on another site cannot
+#: reach the server through a DNS name of its own: DNS rebinding).
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]", "testserver")
+#: Games per page of the game list (at most).
+PAGE = 200
+#: How often an event stream looks for changes, and sends a comment to keep alive.
+EVENT_POLL_S = 0.5
+KEEPALIVE_S = 15.0
+
+_SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+}
+_PAGE_CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+#: The replay page is one self-contained file with its script and styles inline.
+_REPLAY_CSP = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+    "img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+
+def _env() -> Environment:
+    env = Environment(
+        loader=PackageLoader("referee.web", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["name"] = lambda text: printable(str(text), 64)
+    return env
+
+
+def create_app(
+    runs_dir: pathlib.Path,
+    *,
+    catalog: Catalog | None = None,
+    allowed_hosts: tuple[str, ...] | None = LOOPBACK_HOSTS,
+    follow: bool = True,
+) -> Starlette:
+    """The app serving every tournament folder under ``runs_dir``.
+
+    ``follow`` starts the catalog's watcher thread with the app (tests may
+    drive :meth:`Catalog.refresh_all` themselves instead); ``allowed_hosts``
+    None accepts any Host header (a server bound beyond loopback).
+    """
+    catalog = catalog or Catalog(runs_dir)
+    env = _env()
+
+    def page(template: str, status: int = 200, **context: Any) -> HTMLResponse:
+        html = env.get_template(template).render(**context)
+        return HTMLResponse(html, status_code=status, headers=_headers(_PAGE_CSP))
+
+    def not_found(what: str) -> HTMLResponse:
+        return page("error.html", 404, title="Not found", message=what)
+
+    async def index(request: Request) -> Response:
+        return page("index.html", title="Tournaments", root=str(catalog.root))
+
+    async def api_tournaments(request: Request) -> Response:
+        return _json(
+            {
+                "version": catalog.version,
+                "tournaments": [f.snapshot.summary() for f in catalog.folders()],
+            }
+        )
+
+    async def tournament(request: Request) -> Response:
+        found = catalog.resolve(request.path_params["rest"])
+        if found is None:
+            return not_found("No such tournament.")
+        folder, rest = found
+        parts = rest.split("/") if rest else []
+        snap = folder.snapshot
+        context = {"t": snap, "tid": folder.id}
+        if not parts:
+            return page("standings.html", title=snap.name, **context)
+        if parts == ["games"]:
+            return page("games.html", title=f"{snap.name}: games", filters=FILTERS, **context)
+        if parts == ["gauntlet"]:
+            return page("gauntlet.html", title=f"{snap.name}: gauntlet", **context)
+        if len(parts) == 2 and parts[0] == "bots":
+            if not _known_bot(snap, parts[1]):
+                return not_found("No such bot in this tournament.")
+            return page("bot.html", title=f"{snap.name}: {parts[1]}", bot=parts[1], **context)
+        if len(parts) == 2 and parts[0] == "games":
+            return _replay(folder, parts[1], not_found)
+        return not_found("No such page.")
+
+    async def api(request: Request) -> Response:
+        found = catalog.resolve(request.path_params["rest"])
+        if found is None:
+            return _json({"error": "no such tournament"}, 404)
+        folder, rest = found
+        parts = rest.split("/") if rest else []
+        snap = folder.snapshot
+        if not parts:
+            return _json(_standings(snap))
+        if parts == ["events"]:
+            return _events(request, lambda: folder.snapshot.version, _event_data(folder))
+        if parts == ["games"]:
+            return _games(snap, request)
+        if parts == ["gauntlet"]:
+            return _json({**_head(snap), "gauntlet": snap.gauntlet})
+        if len(parts) == 2 and parts[0] == "bots":
+            data = _bot(snap, parts[1])
+            return _json(data) if data is not None else _json({"error": "no such bot"}, 404)
+        return _json({"error": "not found"}, 404)
+
+    async def events(request: Request) -> Response:
+        return _events(request, lambda: catalog.version, lambda: {"version": catalog.version})
+
+    static = StaticFiles(directory=str(importlib.resources.files("referee.web") / "static"))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if follow:
+            catalog.start()
+        try:
+            yield
+        finally:
+            if follow:
+                catalog.stop()
+
+    middleware = []
+    if allowed_hosts is not None:
+        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
+    app = Starlette(
+        routes=[
+            Route("/", index, methods=["GET"]),
+            Route("/api/tournaments", api_tournaments, methods=["GET"]),
+            Route("/api/events", events, methods=["GET"]),
+            Route("/api/t/{rest:path}", api, methods=["GET"]),
+            Route("/t/{rest:path}", tournament, methods=["GET"]),
+            Mount("/static", app=static, name="static"),
+        ],
+        middleware=middleware,
+        lifespan=lifespan,
+        exception_handlers={404: _not_found_handler(page), 405: _not_allowed},
+    )
+    app.state.catalog = catalog
+    return app
+
+
+def _headers(csp: str) -> dict[str, str]:
+    return {**_SECURITY_HEADERS, "Content-Security-Policy": csp}
+
+
+def _json(data: Any, status: int = 200) -> Response:
+    body = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    headers = {**_SECURITY_HEADERS, "Cache-Control": "no-store"}
+    return Response(body, status_code=status, media_type="application/json", headers=headers)
+
+
+def _not_found_handler(page: Any) -> Any:
+    async def handler(request: Request, exc: Exception) -> Response:
+        if request.url.path.startswith("/api/"):
+            return _json({"error": "not found"}, 404)
+        return page("error.html", 404, title="Not found", message="No such page.")
+
+    return handler
+
+
+async def _not_allowed(request: Request, exc: Exception) -> Response:
+    return Response(
+        "read-only: only GET", status_code=405, headers={**_SECURITY_HEADERS, "Allow": "GET"}
+    )
+
+
+def _known_bot(snap: Snapshot, bot: str) -> bool:
+    rows = snap.standings["bots"] if snap.standings else []
+    return bot in snap.bots or any(r["bot"] == bot for r in rows)
+
+
+def _head(snap: Snapshot) -> dict[str, Any]:
+    return snap.summary() | {
+        "missing_logs": snap.missing_logs,
+        "standings_games": snap.standings_games,
+        "scan": snap.scan,
+    }
+
+
+def _standings(snap: Snapshot) -> dict[str, Any]:
+    standings = snap.standings
+    if standings is not None:
+        standings = _printable_standings(standings)
+    return {**_head(snap), "standings": standings}
+
+
+def _printable_standings(data: dict[str, Any]) -> dict[str, Any]:
+    """The standings' strings made printable (names, reasons, notes, fault kinds)."""
+
+    def name(text: Any) -> str:
+        return printable(str(text), 64)
+
+    bots = []
+    for row in data["bots"]:
+        row = dict(row)
+        row["bot"] = name(row["bot"])
+        row["reason"] = printable(str(row.get("reason", "")), 1000)
+        row["notes"] = [printable(str(n), 1000) for n in row.get("notes", [])]
+        row["faults"] = {name(k): v for k, v in row.get("faults", {}).items()}
+        bots.append(row)
+    h2h = {
+        name(a): {name(b): cell for b, cell in row.items()}
+        for a, row in data.get("head_to_head", {}).items()
+    }
+    return {
+        **data,
+        "tournament": name(data.get("tournament", "")),
+        "bots": bots,
+        "head_to_head": h2h,
+    }
+
+
+def _bot(snap: Snapshot, bot: str) -> dict[str, Any] | None:
+    if not _known_bot(snap, bot):
+        return None
+    standings = _printable_standings(snap.standings) if snap.standings else None
+    row = None
+    if snap.standings:
+        for raw, shown in zip(snap.standings["bots"], standings["bots"], strict=True):
+            if raw["bot"] == bot:
+                row = shown
+    h2h = {}
+    if snap.standings:
+        h2h = snap.standings.get("head_to_head", {}).get(bot, {})
+    order = [r["bot"] for r in snap.standings["bots"]] if snap.standings else []
+    return {
+        **_head(snap),
+        "bot": printable(bot, 64),
+        "row": row,
+        "head_to_head": [
+            {"opponent": printable(o, 64), **h2h[o]} for o in order if o in h2h and o != bot
+        ],
+        **(snap.bots.get(bot) or {}),
+    }
+
+
+def _games(snap: Snapshot, request: Request) -> Response:
+    query = request.query_params
+    chosen = {k: query.get(k, "") for k in FILTERS}
+    for key, value in chosen.items():
+        if value not in FILTERS[key]:
+            return _json({"error": f"{key} must be one of {', '.join(FILTERS[key][1:])}"}, 400)
+    bot = query.get("bot", "")
+    try:
+        offset = max(0, int(query.get("offset", "0")))
+        limit = min(PAGE, max(1, int(query.get("limit", str(PAGE)))))
+    except ValueError:
+        return _json({"error": "offset and limit are numbers"}, 400)
+    rows = filter_games(snap.games, bot=bot, **chosen)
+    return _json(
+        {
+            **_head(snap),
+            "total": len(rows),
+            "offset": offset,
+            "games": [r.to_dict() for r in rows[offset : offset + limit]],
+            "bots": sorted(
+                {printable(b, 64) for b in snap.bots}
+                | {r["bot"] for r in (snap.standings or {}).get("bots", [])}
+            ),
+        }
+    )
+
+
+def _replay(folder: FolderIndex, game_id: str, not_found: Any) -> Response:
+    snap = folder.snapshot
+    row = game_index(snap.games, game_id)
+    if row is None or row.log is None:
+        return not_found("No such game in this tournament's journal.")
+    path = folder.layout.root / row.log
+    root = folder.layout.root.resolve()
+    if not path.resolve().is_relative_to(root) or not path.is_file():
+        return not_found("This game's log is missing.")
+    data = path.read_bytes()
+    if snap.authenticated:
+        key = seal.folder_key(folder.layout.root)
+        if key is None or row.log_mac != seal.log_mac(key, data):
+            return HTMLResponse(
+                "<!DOCTYPE html><title>Refused</title><p>This game's log does not match the "
+                "MAC in the journal: it was changed after the game.</p>",
+                status_code=409,
+                headers=_headers(_PAGE_CSP),
+            )
+    try:
+        game = load_game(path)
+    except LogError as error:
+        message = printable(str(error), 1000)
+        return HTMLResponse(
+            f"<!DOCTYPE html><title>Damaged log</title><p>{html.escape(message)}</p>",
+            status_code=422,
+            headers=_headers(_PAGE_CSP),
+        )
+    return HTMLResponse(render_html(game), headers=_headers(_REPLAY_CSP))
+
+
+def _event_data(folder: FolderIndex) -> Any:
+    def data() -> dict[str, Any]:
+        snap = folder.snapshot
+        return {
+            "version": snap.version,
+            "games_played": snap.games_played,
+            "standings_games": snap.standings_games,
+            "status": snap.status,
+        }
+
+    return data
+
+
+def _events(request: Request, version: Any, data: Any) -> Response:
+    """A stream of ``update`` events, one whenever ``version()`` changes."""
+
+    async def stream() -> AsyncIterator[str]:
+        seen = None
+        quiet = 0.0
+        yield "retry: 2000\n\n"
+        while not await request.is_disconnected():
+            current = version()
+            if current != seen:
+                seen = current
+                quiet = 0.0
+                yield f"event: update\ndata: {json.dumps(data())}\n\n"
+            await asyncio.sleep(EVENT_POLL_S)
+            quiet += EVENT_POLL_S
+            if quiet >= KEEPALIVE_S:
+                quiet = 0.0
+                yield ": keep-alive\n\n"
+
+    headers = {**_SECURITY_HEADERS, "Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)

@@ -1,0 +1,683 @@
+"""What the pages show, kept up to date in memory: one :class:`FolderIndex` per tournament folder.
+
+A request never reads the journal: it reads the folder's current
+:class:`Snapshot`, made by the watcher thread (:class:`Catalog`), which
+follows every journal with a :class:`~referee.web.journal.JournalTail` and
+keeps, per folder:
+
+- the game rows (for the filterable game list), and per bot the points per
+  hand (a histogram), appended as games are journaled;
+- the standings (:func:`referee.standings.compute_standings` over the
+  journal's entries, exactly what ``referee standings`` prints) and each
+  bot's OpenSkill ordinal after each of its games, recomputed when the
+  journal has grown; this costs time proportional to the games (about a
+  second per few thousand games), so it runs at most once per four times
+  its last duration: a 10,000-game tournament's standings move every few
+  seconds while it plays, a small one's at once;
+- the slowest decisions per bot, from a scan of the game logs (each log
+  read once, in the background; the page says how far the scan is);
+- the gauntlet's sequential test: entries of the journal with an ``llr``
+  (see docs/serve.md).
+
+Everything read is data: strings go to the page as JSON and are put in with
+``textContent``; they are also made :func:`~referee.safetext.printable`.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import heapq
+import json
+import logging
+import os
+import pathlib
+import re
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from openskill.models import PlackettLuce
+
+from referee import seal
+from referee.safetext import printable
+from referee.standings import RANKING_KEYS, compute_standings
+from referee.tournament.folder import JournalError, Layout, TournamentError, TournamentState
+from referee.web.journal import JournalReset, JournalTail, log_path
+
+__all__ = [
+    "FILTERS",
+    "Catalog",
+    "FolderIndex",
+    "GameRow",
+    "Snapshot",
+    "filter_games",
+    "game_index",
+    "rating_history",
+]
+
+log = logging.getLogger(__name__)
+
+#: A tournament folder is named by its path under the served folder, made of these.
+_ID_PART = re.compile(r"^[A-Za-z0-9_.+-]{1,128}$")
+#: How deep under the served folder tournament folders are looked for.
+MAX_DEPTH = 3
+#: A journal written to within this long is taken as a tournament being played.
+LIVE_WINDOW_S = 120.0
+#: Points of a bot's rating chart at most (older games are thinned out beyond it).
+MAX_RATING_POINTS = 2000
+#: Slowest decisions kept per bot.
+SLOWEST = 20
+_NAME = 64
+_TEXT = 1000
+
+
+def _name(text: Any) -> str:
+    return printable(str(text), _NAME)
+
+
+def _text(text: Any) -> str:
+    return printable(str(text), _TEXT)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class GameRow:
+    """One game of the game list (what the filters need, and the line shown)."""
+
+    index: int
+    position: int
+    game_id: str
+    bots: tuple[str, ...]
+    scores: tuple[int, ...]
+    placements: tuple[int, ...]
+    hands: int
+    moons: tuple[int, ...]
+    faults: tuple[int, ...]
+    fault_kinds: tuple[tuple[str, ...], ...]
+    forfeited: tuple[bool, ...]
+    log: str | None
+    log_mac: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "game_id": _name(self.game_id),
+            "bots": [_name(b) for b in self.bots],
+            "scores": list(self.scores),
+            "placements": list(self.placements),
+            "hands": self.hands,
+            "moons": list(self.moons),
+            "faults": list(self.faults),
+            "fault_kinds": [[_name(k) for k in kinds] for kinds in self.fault_kinds],
+            "forfeited": list(self.forfeited),
+            "has_log": self.log is not None,
+        }
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Snapshot:
+    """A folder as the pages show it at one moment; replaced, never changed."""
+
+    id: str
+    version: int
+    name: str
+    #: ``starting``, ``playing``, ``finished``, ``stopped`` (unfinished, not written lately),
+    #: ``refused`` (failed authentication) or ``unreadable``.
+    status: str
+    games_played: int
+    games_scheduled: int | None
+    #: True: every line checked with the key; False: no key (a published folder).
+    authenticated: bool
+    error: str | None
+    updated_at: float | None
+    #: True until the first pass over the journal (and the standings) is done.
+    indexing: bool
+    standings: dict[str, Any] | None
+    #: The time the standings were computed, and the games they count.
+    standings_games: int
+    bots: Mapping[str, dict[str, Any]]
+    games: tuple[GameRow, ...]
+    gauntlet: dict[str, Any] | None
+    is_gauntlet: bool
+    missing_logs: int
+    scan: dict[str, int]
+
+    def summary(self) -> dict[str, Any]:
+        """The line of the tournament list."""
+        return {
+            "id": self.id,
+            "name": _name(self.name),
+            "version": self.version,
+            "status": self.status,
+            "games_played": self.games_played,
+            "games_scheduled": self.games_scheduled,
+            "authenticated": self.authenticated,
+            "error": _text(self.error) if self.error else None,
+            "updated_at": self.updated_at,
+            "indexing": self.indexing,
+            "is_gauntlet": self.is_gauntlet,
+            "leader": (
+                self.standings["bots"][0]["bot"]
+                if self.standings and self.standings["bots"] and self.games_played
+                else None
+            ),
+        }
+
+
+def _empty(folder_id: str, name: str, status: str, error: str | None = None) -> Snapshot:
+    return Snapshot(
+        id=folder_id,
+        version=0,
+        name=name,
+        status=status,
+        games_played=0,
+        games_scheduled=None,
+        authenticated=False,
+        error=error,
+        updated_at=None,
+        indexing=status == "starting",
+        standings=None,
+        standings_games=0,
+        bots={},
+        games=(),
+        gauntlet=None,
+        is_gauntlet=False,
+        missing_logs=0,
+        scan={"scanned": 0, "games": 0},
+    )
+
+
+class _Bot:
+    """What is kept per bot as games arrive."""
+
+    def __init__(self) -> None:
+        self.points = collections.Counter[int]()
+        self.info: dict[str, Any] = {}
+        self.slowest: list[tuple[float, str, str]] = []  # a min-heap of (ms, game, decision)
+
+
+class FolderIndex:
+    """One tournament folder, followed: :meth:`refresh` reads what changed, :attr:`snapshot` shows it."""
+
+    def __init__(self, folder_id: str, root: pathlib.Path) -> None:
+        self.id = folder_id
+        self.layout = Layout(root)
+        self._lock = threading.Lock()
+        self.snapshot = _empty(folder_id, root.name, "starting")
+        self._version = 0
+        self._reset()
+
+    def _reset(self) -> None:
+        self._state: TournamentState | None = None
+        self._tail: JournalTail | None = None
+        self._key: bytes | None = None
+        #: Game and bot entries, for the standings.
+        self._entries: list[dict[str, Any]] = []
+        self._games: list[GameRow] = []
+        self._seen: set[str] = set()
+        self._bots: dict[str, _Bot] = collections.defaultdict(_Bot)
+        self._llr: list[dict[str, Any]] = []
+        self._error: str | None = None
+        self._standings: dict[str, Any] | None = None
+        self._ratings: dict[str, list[tuple[int, float]]] = {}
+        self._standings_games = -1
+        self._next_compute = 0.0
+        self._scanned = 0
+        self._missing = 0
+        self._first = True
+
+    # Reading ------------------------------------------------------------------------------
+
+    def refresh(self, *, scan_budget_s: float = 0.1) -> bool:
+        """Read what changed; True if the snapshot changed.
+
+        The snapshot's ``version`` goes up when games or standings change, not
+        when the scan of the logs for slow decisions moves on.
+        """
+        with self._lock:
+            try:
+                data, scan = self._refresh(scan_budget_s)
+            except JournalReset as reset:
+                log.info("%s: %s; reading it again", self.layout.root, reset)
+                self._reset()
+                data, scan = self._refresh(scan_budget_s)
+            if data or scan:
+                self._publish(new_version=data)
+            return data or scan
+
+    def _refresh(self, scan_budget_s: float) -> tuple[bool, bool]:
+        if self._error is not None:
+            return False, False
+        if self._state is None and not self._open():
+            return self._error is not None, False
+        assert self._tail is not None
+        try:
+            new = self._tail.read()
+        except JournalError as error:
+            self._error = str(error)
+            return True, False
+        for entry in new:
+            self._add(entry)
+        data = bool(new) or self._first
+        self._first = False
+        if len(self._seen) != self._standings_games and time.monotonic() >= self._next_compute:
+            self._compute()
+            data = True
+        return data, self._scan(scan_budget_s)
+
+    def _open(self) -> bool:
+        """Read ``tournament.json`` and the key; False while the folder is still being made."""
+        if not self.layout.state.exists():
+            return False
+        try:
+            state = TournamentState.load(self.layout.state)
+        except TournamentError as error:
+            if time.time() - _mtime(self.layout.state, 0.0) < 5:
+                return False  # being written
+            self._error = str(error)
+            return False
+        try:
+            key = seal.folder_key(self.layout.root)
+        except seal.SealError as error:
+            self._error = str(error)
+            return False
+        try:
+            self._tail = JournalTail(self.layout, state, key)
+        except JournalError as error:
+            self._error = str(error)
+            return False
+        self._state, self._key = state, key
+        return True
+
+    def _add(self, entry: dict[str, Any]) -> None:
+        kind = entry.get("type")
+        position = len(self._entries)  # as compute_standings counts them
+        if kind == "bot":
+            self._entries.append(entry)
+            if isinstance(entry.get("info"), dict) and entry.get("status") == "started":
+                self._bots[str(entry.get("bot"))].info = entry["info"]
+        elif "llr" in entry and kind != "game":
+            self._llr.append(entry)
+        if kind != "game":
+            return
+        try:
+            row = _row(self.layout, entry, position)
+        except (KeyError, TypeError, ValueError) as error:
+            self._error = f"{self.layout.journal}: game entry {position}: {error!r}"
+            return
+        if row.game_id in self._seen:
+            return
+        self._entries.append(entry)
+        self._seen.add(row.game_id)
+        self._games.append(row)
+        if row.log is None or not (self.layout.root / row.log).is_file():
+            self._missing += 1
+        for seat, bot in enumerate(row.bots):
+            self._bots[bot].points.update(hand[seat] for hand in entry["hand_scores"])
+
+    def _compute(self) -> None:
+        """Standings and rating histories from the entries so far (the costly part)."""
+        assert self._state is not None
+        started = time.monotonic()
+        state = self._state
+        ranking = state.ranking if state.ranking in RANKING_KEYS else "points"
+        standings = compute_standings(
+            self._entries,
+            bots=state.participants or list(state.config.get("bots", {})),
+            excluded=state.excluded,
+            ranking=ranking,
+            name=state.name,
+            games_scheduled=state.games_scheduled,
+        )
+        self._standings = standings.to_dict()
+        self._ratings = rating_history(self._games)
+        self._standings_games = len(self._seen)
+        took = time.monotonic() - started
+        self._next_compute = time.monotonic() + 3 * took
+
+    def _scan(self, budget_s: float) -> bool:
+        """Read more game logs for the slowest decisions, for at most ``budget_s``."""
+        if self._scanned >= len(self._games):
+            return False
+        deadline = time.monotonic() + budget_s
+        while self._scanned < len(self._games) and time.monotonic() < deadline:
+            row = self._games[self._scanned]
+            self._scanned += 1
+            if row.log is None:
+                continue
+            for seat, decision, ms in _decisions(self.layout.root / row.log):
+                if 0 <= seat < len(row.bots):
+                    heap = self._bots[row.bots[seat]].slowest
+                    item = (ms, row.game_id, decision)
+                    if len(heap) < SLOWEST:
+                        heapq.heappush(heap, item)
+                    elif item > heap[0]:
+                        heapq.heapreplace(heap, item)
+        return True
+
+    # Publishing ---------------------------------------------------------------------------
+
+    def _publish(self, *, new_version: bool = True) -> None:
+        self._version += new_version
+        state = self._state
+        name = state.name if state else self.layout.root.name
+        if self._error is not None and state is None:
+            self.snapshot = dataclasses.replace(
+                _empty(self.id, name, "unreadable", self._error), version=self._version
+            )
+            return
+        if state is None:
+            self.snapshot = dataclasses.replace(
+                _empty(self.id, name, "starting"), version=self._version
+            )
+            return
+        played = len(self._seen)
+        updated = _mtime(self.layout.journal, None)
+        if self._error is not None:
+            status = "refused"
+        elif state.games_scheduled is not None and played >= state.games_scheduled:
+            status = "finished"
+        elif updated is not None and time.time() - updated < LIVE_WINDOW_S:
+            status = "playing"
+        else:
+            status = "stopped"
+        refused = self._error is not None
+        self.snapshot = Snapshot(
+            id=self.id,
+            version=self._version,
+            name=name,
+            status=status,
+            games_played=played,
+            games_scheduled=state.games_scheduled,
+            authenticated=self._key is not None,
+            error=self._error,
+            updated_at=updated,
+            indexing=self._standings is None and not refused,
+            standings=None if refused else self._standings,
+            standings_games=max(self._standings_games, 0),
+            bots={} if refused else self._bot_pages(),
+            games=() if refused else tuple(self._games),
+            gauntlet=None if refused else self._gauntlet(),
+            is_gauntlet="gauntlet" in state.config or bool(self._llr),
+            missing_logs=self._missing,
+            scan={"scanned": self._scanned, "games": len(self._games)},
+        )
+
+    def _bot_pages(self) -> dict[str, dict[str, Any]]:
+        pages: dict[str, dict[str, Any]] = {}
+        for bot, data in self._bots.items():
+            top = max(data.points, default=26)
+            pages[bot] = {
+                "points_histogram": [data.points.get(p, 0) for p in range(max(top, 26) + 1)],
+                "negative_points": {str(p): n for p, n in data.points.items() if p < 0},
+                "ratings": self._ratings.get(bot, []),
+                "info": {k: _name(v) for k, v in data.info.items() if isinstance(k, str)},
+                "slowest": [
+                    {"ms": ms, "game_id": _name(game), "decision": _name(decision)}
+                    for ms, game, decision in sorted(data.slowest, reverse=True)
+                ],
+            }
+        return pages
+
+    def _gauntlet(self) -> dict[str, Any] | None:
+        if not self._llr:
+            return None
+        series: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
+        for n, entry in enumerate(self._llr, start=1):
+            label = entry.get("baseline") or entry.get("test") or entry.get("name") or "sprt"
+            point = {
+                "x": entry.get("games", entry.get("sets", n)),
+                "llr": _number(entry.get("llr")),
+                "lower": _number(entry.get("lower")),
+                "upper": _number(entry.get("upper")),
+                "decision": _name(entry.get("decision", "")),
+            }
+            series[_name(label)].append(point)
+        return {"series": dict(series)}
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _mtime(path: pathlib.Path, default: Any) -> Any:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return default
+
+
+def _row(layout: Layout, entry: dict[str, Any], position: int) -> GameRow:
+    bots = tuple(str(b) for b in entry["bots"])
+    n = len(bots)
+    faults = [f if isinstance(f, dict) else {} for f in entry["faults"]]
+    path = log_path(layout, entry)
+    return GameRow(
+        index=int(entry.get("index", position)),
+        position=position,
+        game_id=str(entry["game_id"]),
+        bots=bots,
+        scores=tuple(int(s) for s in entry["scores"]),
+        placements=tuple(int(p) for p in entry["placements"]),
+        hands=len(entry["hand_scores"]),
+        moons=tuple(int(m) for m in entry.get("moons", [0] * n)),
+        faults=tuple(sum(int(v) for v in f.values()) for f in faults),
+        fault_kinds=tuple(tuple(sorted(str(k) for k in f)) for f in faults),
+        forfeited=tuple(bool(x) for x in entry.get("forfeited", [False] * n)),
+        log=layout.relative(path) if path is not None else None,
+        log_mac=entry["log_mac"] if isinstance(entry.get("log_mac"), str) else None,
+    )
+
+
+def rating_history(games: list[GameRow]) -> dict[str, list[tuple[int, float]]]:
+    """Each bot's OpenSkill ordinal after each of its games (``(game number, ordinal)``).
+
+    The same model and order as :func:`referee.standings.compute_standings`
+    (Plackett-Luce with its defaults, games by schedule index then journal
+    position), so a bot's last point is its ordinal in the standings; a test
+    holds them together. A bot with more than :data:`MAX_RATING_POINTS`
+    games keeps every k-th point and its last.
+    """
+    model = PlackettLuce()
+    ratings: dict[str, Any] = {}
+    history: dict[str, list[tuple[int, float]]] = collections.defaultdict(list)
+    for row in sorted(games, key=lambda g: (g.index, g.position)):
+        for bot in row.bots:
+            if bot not in ratings:
+                ratings[bot] = model.rating(name=bot)
+        rated = model.rate([[ratings[b]] for b in row.bots], ranks=list(row.placements))
+        for bot, team in zip(row.bots, rated, strict=True):
+            ratings[bot] = team[0]
+            points = history[bot]
+            points.append((len(points) + 1, round(team[0].ordinal(), 4)))
+    for bot, points in history.items():
+        if len(points) > MAX_RATING_POINTS:
+            step = -(-len(points) // MAX_RATING_POINTS)
+            history[bot] = [*points[:-1:step], points[-1]]
+    return dict(history)
+
+
+_MS = re.compile(rb'"ms":')
+
+
+def _decisions(path: pathlib.Path) -> Iterator[tuple[int, str, float]]:
+    """``(seat, decision id, ms)`` of every timed decision in a game log."""
+    try:
+        with open(path, "rb") as handle:
+            for line in handle:
+                if not _MS.search(line):
+                    continue
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    return
+                ms, seat = record.get("ms"), record.get("seat")
+                if isinstance(ms, int | float) and isinstance(seat, int):
+                    yield seat, str(record.get("decision", "")), float(ms)
+    except OSError:
+        return
+
+
+# Filtering the game list -----------------------------------------------------------------
+
+FILTERS = {
+    "faults": ("", "any", "none"),
+    "moons": ("", "any", "none"),
+    "result": ("", "win", "loss"),
+}
+
+
+def filter_games(
+    games: tuple[GameRow, ...],
+    *,
+    bot: str = "",
+    faults: str = "",
+    moons: str = "",
+    result: str = "",
+) -> list[GameRow]:
+    """The games that pass the filters, in schedule order.
+
+    ``bot``: games it played; ``faults`` / ``moons``: ``any`` (some, by the
+    bot if given, else by any seat) or ``none``; ``result``: ``win`` or
+    ``loss``, the bot placed first or not (ignored without a bot).
+    """
+    rows = []
+    for row in games:
+        seats = [s for s, b in enumerate(row.bots) if b == bot] if bot else None
+        if bot and not seats:
+            continue
+        which = seats if seats is not None else range(len(row.bots))
+        if faults and (any(row.faults[s] for s in which)) != (faults == "any"):
+            continue
+        if moons and (any(row.moons[s] for s in which)) != (moons == "any"):
+            continue
+        if result and seats is not None:
+            won = any(row.placements[s] == 1 for s in seats)
+            if won != (result == "win"):
+                continue
+        rows.append(row)
+    rows.sort(key=lambda g: (g.index, g.position))
+    return rows
+
+
+# The catalog -------------------------------------------------------------------------------
+
+
+class Catalog:
+    """Every tournament folder under ``root``, found again now and then, each followed."""
+
+    def __init__(self, root: pathlib.Path, *, interval_s: float = 0.5) -> None:
+        self.root = root.resolve()
+        self.interval_s = interval_s
+        self._folders: dict[str, FolderIndex] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._version = 0
+        self._changed = threading.Condition()
+
+    @property
+    def version(self) -> int:
+        """Goes up whenever any folder's snapshot changes (or a folder appears)."""
+        return self._version
+
+    def folders(self) -> list[FolderIndex]:
+        with self._lock:
+            return sorted(self._folders.values(), key=lambda f: f.id)
+
+    def get(self, folder_id: str) -> FolderIndex | None:
+        with self._lock:
+            return self._folders.get(folder_id)
+
+    def resolve(self, path: str) -> tuple[FolderIndex, str] | None:
+        """The folder a URL path starts with, and the rest of the path (longest id first)."""
+        parts = path.strip("/").split("/") if path.strip("/") else []
+        with self._lock:
+            for cut in range(min(len(parts), MAX_DEPTH), 0, -1):
+                folder = self._folders.get("/".join(parts[:cut]))
+                if folder is not None:
+                    return folder, "/".join(parts[cut:])
+        return None
+
+    def discover(self) -> bool:
+        """Look for tournament folders (a ``tournament.json``); True if new ones were found."""
+        found = dict(_find(self.root))
+        with self._lock:
+            new = {k: v for k, v in found.items() if k not in self._folders}
+            for folder_id, path in new.items():
+                self._folders[folder_id] = FolderIndex(folder_id, path)
+        return bool(new)
+
+    def refresh_all(self, *, scan_budget_s: float = 0.2) -> bool:
+        changed = self.discover()
+        for folder in self.folders():
+            try:
+                changed |= folder.refresh(scan_budget_s=scan_budget_s)
+            except Exception:  # one broken folder must not stop the others
+                log.exception("%s: cannot index", folder.layout.root)
+        if changed:
+            with self._changed:
+                self._version += 1
+                self._changed.notify_all()
+        return changed
+
+    def wait_change(self, version: int, timeout: float) -> int:
+        """Wait until :attr:`version` differs from ``version`` (or ``timeout``); the new version."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._version != version, timeout=timeout)
+            return self._version
+
+    def start(self) -> None:
+        """Follow the folders from a thread of its own (until :meth:`stop`)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="serve-index", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            started = time.monotonic()
+            try:
+                busy = self.refresh_all()
+            except Exception:
+                log.exception("indexing failed")
+                busy = False
+            if not busy:
+                self._stop.wait(max(0.0, self.interval_s - (time.monotonic() - started)))
+
+
+def _find(root: pathlib.Path) -> Iterator[tuple[str, pathlib.Path]]:
+    """``(id, path)`` of the tournament folders at most :data:`MAX_DEPTH` below ``root``."""
+    if Layout(root).state.exists():
+        yield (root.name if _ID_PART.match(root.name) else "tournament"), root
+        return
+    todo = [(root, ())]
+    while todo:
+        folder, parts = todo.pop()
+        try:
+            children = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        for child in children:
+            if not _ID_PART.match(child.name) or child.name.startswith("."):
+                continue
+            if not child.is_dir(follow_symlinks=False):
+                continue
+            path = pathlib.Path(child.path)
+            if Layout(path).state.exists():
+                yield "/".join((*parts, child.name)), path
+            elif len(parts) + 1 < MAX_DEPTH:
+                todo.append((path, (*parts, child.name)))
+
+
+def game_index(games: tuple[GameRow, ...], game_id: str) -> GameRow | None:
+    """The row of a game by id (a linear search: only the replay link needs it)."""
+    for row in games:
+        if row.game_id == game_id:
+            return row
+    return None

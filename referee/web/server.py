@@ -1,0 +1,113 @@
+"""Running the app with uvicorn: in the foreground (``referee serve``) or beside a tournament.
+
+Bound to loopback by default. Another address is allowed with a warning:
+whoever can reach it can read every tournament under the folder (results,
+game logs, bots' handshake names), though never a key file, and nothing can
+be changed through it.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import pathlib
+import threading
+from collections.abc import Callable
+
+import uvicorn
+
+from referee.web.app import LOOPBACK_HOSTS, create_app
+
+__all__ = ["BackgroundServer", "is_loopback", "serve", "warning_for"]
+
+log = logging.getLogger(__name__)
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and addresses in 127.0.0.0/8 or ::1."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def warning_for(host: str) -> str | None:
+    """What to tell the user before serving on ``host`` (None for loopback)."""
+    if is_loopback(host):
+        return None
+    return (
+        f"warning: serving on {host}, not loopback: anyone who can reach this machine can read "
+        "every tournament under the folder (results, game logs, bot names); keys are never "
+        "served and nothing can be changed, but publish only what you mean to"
+    )
+
+
+def _config(runs_dir: pathlib.Path, host: str, port: int, *, quiet: bool = False) -> uvicorn.Config:
+    app = create_app(runs_dir, allowed_hosts=LOOPBACK_HOSTS if is_loopback(host) else None)
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning" if quiet else "info",
+        access_log=not quiet,
+        lifespan="on",
+        timeout_graceful_shutdown=2,
+        proxy_headers=False,
+        server_header=False,
+    )
+
+
+def serve(runs_dir: pathlib.Path, *, host: str = "127.0.0.1", port: int = 8000) -> None:
+    """Serve ``runs_dir`` until Ctrl-C."""
+    uvicorn.Server(_config(runs_dir, host, port)).run()
+
+
+class BackgroundServer:
+    """The app in a thread of its own, for ``referee tournament --serve``."""
+
+    def __init__(
+        self,
+        runs_dir: pathlib.Path,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        on_error: Callable[[str], None] | None = None,
+    ) -> None:
+        self._server = uvicorn.Server(_config(runs_dir, host, port, quiet=True))
+        self._server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+        self._thread = threading.Thread(target=self._run, name="serve", daemon=True)
+        self._on_error = on_error
+        self.host, self.port = host, port
+
+    def _run(self) -> None:
+        try:
+            self._server.run()
+        except (OSError, SystemExit) as error:
+            if self._on_error:
+                self._on_error(f"cannot serve on {self.host}:{self.port}: {error}")
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/"
+
+    def start(self, timeout: float = 10.0) -> bool:
+        """Start serving; True once the server listens."""
+        self._thread.start()
+        ready = threading.Event()
+
+        def wait() -> None:
+            while self._thread.is_alive() and not self._server.started:
+                ready.wait(0.05)
+            ready.set()
+
+        wait_thread = threading.Thread(target=wait, daemon=True)
+        wait_thread.start()
+        ready.wait(timeout)
+        return bool(self._server.started)
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout=5)
