@@ -221,6 +221,7 @@ def make_run(
     time_control: dict[str, int] | None = None,
     build: bool = False,
     flat: bool = False,
+    bot_processes: str = "shared",
 ) -> Run:
     """Lay out a tournament folder: the attacker, the honest copy, a canary, a config."""
     folder = base / mode
@@ -278,7 +279,7 @@ def make_run(
         "schedule: {deal_sets: 1}",
         f"time_control: {json.dumps(tc)}",
         "fault_policy: {max_restarts: 5}",
-        "bot_processes: shared",
+        f"bot_processes: {bot_processes}",
         "concurrency: 1",
     ]
     if limits:
@@ -425,6 +426,8 @@ class Attack:
     build: bool = False
     #: The attacker a command whose script lies in the tournament's folder.
     flat: bool = False
+    #: Where the games run (and the bots with them): the referee's threads or its workers.
+    bot_processes: str = "shared"
     #: Fault kinds the sandboxed attacker is stopped with when its limit works (then it need
     #: not report, and the standings differ from the control run by the referee's fallbacks).
     stopped: tuple[str, ...] = ()
@@ -490,7 +493,8 @@ ATTACKS = {
             stopped=("memory_limit",),
             none_run=False,
         ),
-        Attack("shm", ("shm",), settings={"shm_bytes": 4 * MIB}),
+        # (In worker processes, the default: they too must clean up the bots' socket folders.)
+        Attack("shm", ("shm",), settings={"shm_bytes": 4 * MIB}, bot_processes="per_worker"),
         Attack("daemon", ("daemon",)),
         Attack(
             "orphans",
@@ -537,6 +541,7 @@ def run_attack(base: pathlib.Path, mode: str, attack: Attack, key_file: pathlib.
         time_control=attack.time_control,
         build=attack.build,
         flat=attack.flat,
+        bot_processes=attack.bot_processes,
     )
     return play(run)
 

@@ -1066,6 +1066,17 @@ def attack_shm() -> None:
         return
     # Whether it outlives the bot is for the test to see from outside.
     say(f"ATTACK {ATTACK} shm: TRIED: wrote {written >> 20} MiB to {path}")
+    # The one folder on the host's /dev/shm we may write: our socket's. Left there, to see
+    # whether it outlives us.
+    sock = my_socket()
+    if sock:
+        path = os.path.join(os.path.dirname(sock), f"shm-{TOKEN}.bin")
+        try:
+            with open(path, "wb") as f:
+                f.write(b"\1" * size)
+            say(f"ATTACK {ATTACK} socket-dir: TRIED: left {size >> 20} MiB in {path}")
+        except OSError as error:
+            report("socket-dir", False, f"{path}: {error.strerror}")
 
 
 DAEMON = r"""
