@@ -519,8 +519,8 @@ ATTACKS = {
         # 8. The build step.
         Attack(
             "build",
-            ("environ", "folders", "output", "write", "daemon"),
-            ("environ", "folders", "output"),
+            ("environ", "folders", "output", "pth", "write", "daemon"),
+            ("environ", "folders", "output", "pth"),
             build=True,
         ),
     ]

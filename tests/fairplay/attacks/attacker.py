@@ -883,6 +883,11 @@ def attack_flood() -> None:
 
 def attack_tamper_code() -> None:
     """Item 6: a .pth in site-packages (or a module in the referee package); rewrite bot.py."""
+    _write_pth()
+    _rewrite_bot_py()
+
+
+def _write_pth() -> None:
     import site
     import sysconfig
 
@@ -904,20 +909,29 @@ def attack_tamper_code() -> None:
         except OSError as error:
             refused.add(f"{folder}: {error.strerror}")
     if CONTAINED:
-        import referee
-
-        path = os.path.join(os.path.dirname(referee.__file__), f"fairplay_{TOKEN}.py")
         try:
-            with open(path, "x") as f:
-                f.write(f"# fairplay attack {TOKEN}\n")
-            written.append(path)
-        except OSError as error:
-            refused.add(f"referee package: {error.strerror}")
+            import referee
+
+            packages = [os.path.dirname(referee.__file__)]
+        except ImportError:  # a build's Python may not have it: look for it
+            packages = [
+                os.path.dirname(f) for f in all_files() if f.endswith("/referee/__init__.py")
+            ]
+        for package in packages:
+            path = os.path.join(package, f"fairplay_{TOKEN}.py")
+            try:
+                with open(path, "x") as f:
+                    f.write(f"# fairplay attack {TOKEN}\n")
+                written.append(path)
+            except OSError as error:
+                refused.add(f"referee package: {error.strerror}")
     if written:
         report("pth", True, f"wrote {written}")
     else:
         report("pth", False, f"refused: {sorted(refused)}")
 
+
+def _rewrite_bot_py() -> None:
     rewritten, refused = [], set()
     candidates = {f for f in all_files() if os.path.basename(f) == "bot.py" and not_mine(f)}
     for pid in victims():
@@ -1271,6 +1285,7 @@ def attack_build() -> None:
         report("output", True, f"read the output folder: {found}")
     else:
         report("output", False, "no output folder in sight")
+    _write_pth()
     path = CANARY / "build-wrote-outside.txt"
     try:
         CANARY.mkdir(parents=True, exist_ok=True)
