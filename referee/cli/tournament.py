@@ -7,6 +7,7 @@ import pathlib
 import shlex
 import sys
 import threading
+from typing import Any
 
 import click
 
@@ -50,6 +51,19 @@ from referee.tournament import JournalError, Progress, RunResult, Tournament, To
     ),
 )
 @standings_format_option("How to print the standings at the end.")
+@click.option(
+    "--serve",
+    "serve",
+    is_flag=True,
+    help=(
+        "Serve the tournament in the browser while it plays (referee serve, on --host and "
+        "--port); after the last game it goes on serving until Ctrl-C."
+    ),
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="With --serve: the address.")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="With --serve."
+)
 def tournament(
     config_path: pathlib.Path,
     out_dir: pathlib.Path | None,
@@ -58,6 +72,9 @@ def tournament(
     quiet: bool,
     key_file: pathlib.Path | None,
     fmt: str,
+    serve: bool,
+    host: str,
+    port: int,
 ) -> None:
     """Run the tournament described by CONFIG.yaml, or resume it.
 
@@ -75,6 +92,7 @@ def tournament(
         config = load_config(config_path)
     except ConfigError as error:
         raise click.ClickException(str(error)) from None
+    server = _serve(out_dir or config.output, host, port) if serve else None
     if config.gauntlet is not None:  # format: gauntlet (its own exit codes: docs/sprt.md)
         from referee.cli.gauntlet import run_gauntlet
 
@@ -105,11 +123,38 @@ def tournament(
     if result.standings is not None:
         click.echo(render(result.standings, fmt), nl=False)
     _summary(result)
+    if server is not None and not result.errors:
+        _serve_on(server)
     if result.errors:
         raise click.ClickException(
             f"{len(result.errors)} game(s) failed with a referee error and were not counted "
             f"(first: {result.errors[0]}); run the same command again to retry them"
         )
+
+
+def _serve(root: pathlib.Path, host: str, port: int) -> Any:
+    """Start serving the output folder in the background (``--serve``)."""
+    from referee.web.server import BackgroundServer, warning_for
+
+    warning = warning_for(host)
+    if warning:
+        click.secho(warning, fg="yellow", err=True)
+    server = BackgroundServer(
+        root, host=host, port=port, on_error=lambda m: click.echo(m, err=True)
+    )
+    if not server.start():
+        raise click.ClickException(f"cannot serve on {host}:{port} (is the port in use?)")
+    click.echo(f"serving {root} on {server.url}", err=True)
+    return server
+
+
+def _serve_on(server: Any) -> None:
+    """After the last game, keep the pages up until Ctrl-C."""
+    click.echo(f"the tournament is over; still serving on {server.url} (Ctrl-C stops)", err=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        server.stop()
 
 
 def _resume_command() -> str:

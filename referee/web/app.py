@@ -224,9 +224,17 @@ async def _not_allowed(request: Request, exc: Exception) -> Response:
     )
 
 
-def _known_bot(snap: Snapshot, bot: str) -> bool:
+def _bot_name(snap: Snapshot, shown: str) -> str | None:
+    """The bot a URL names: by its name, or by its name as the pages show it (printable)."""
     rows = snap.standings["bots"] if snap.standings else []
-    return bot in snap.bots or any(r["bot"] == bot for r in rows)
+    names = [*snap.bots, *(r["bot"] for r in rows)]
+    if shown in names:
+        return shown
+    return next((n for n in names if printable(n, 64) == shown), None)
+
+
+def _known_bot(snap: Snapshot, bot: str) -> bool:
+    return _bot_name(snap, bot) is not None
 
 
 def _head(snap: Snapshot) -> dict[str, Any]:
@@ -270,8 +278,9 @@ def _printable_standings(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _bot(snap: Snapshot, bot: str) -> dict[str, Any] | None:
-    if not _known_bot(snap, bot):
+def _bot(snap: Snapshot, shown: str) -> dict[str, Any] | None:
+    bot = _bot_name(snap, shown)
+    if bot is None:
         return None
     standings = _printable_standings(snap.standings) if snap.standings else None
     row = None

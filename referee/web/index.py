@@ -218,7 +218,10 @@ class FolderIndex:
         self._seen: set[str] = set()
         self._bots: dict[str, _Bot] = collections.defaultdict(_Bot)
         self._llr: list[dict[str, Any]] = []
+        self._tracker: Any = None
+        self._sprt: dict[str, list[dict[str, Any]]] = {}
         self._error: str | None = None
+        self._open_error: str | None = None
         self._standings: dict[str, Any] | None = None
         self._ratings: dict[str, list[tuple[int, float]]] = {}
         self._standings_games = -1
@@ -226,6 +229,15 @@ class FolderIndex:
         self._scanned = 0
         self._missing = 0
         self._first = True
+
+    @property
+    def pending(self) -> bool:
+        """The standings lag behind the games read (they are recomputed at most so often)."""
+        return (
+            self._state is not None
+            and self._error is None
+            and len(self._seen) != self._standings_games
+        )
 
     # Reading ------------------------------------------------------------------------------
 
@@ -249,8 +261,10 @@ class FolderIndex:
     def _refresh(self, scan_budget_s: float) -> tuple[bool, bool]:
         if self._error is not None:
             return False, False
-        if self._state is None and not self._open():
-            return self._error is not None, False
+        if self._state is None:
+            before = self._open_error
+            if not self._open():
+                return self._open_error != before, False
         assert self._tail is not None
         try:
             new = self._tail.read()
@@ -267,27 +281,22 @@ class FolderIndex:
         return data, self._scan(scan_budget_s)
 
     def _open(self) -> bool:
-        """Read ``tournament.json`` and the key; False while the folder is still being made."""
+        """Read ``tournament.json`` and the key; False (and why) while they cannot be read.
+
+        Tried again on every refresh: the runner writes ``tournament.json``
+        atomically, but a folder copied in by hand may be caught half way.
+        """
         if not self.layout.state.exists():
             return False
         try:
             state = TournamentState.load(self.layout.state)
-        except TournamentError as error:
-            if time.time() - _mtime(self.layout.state, 0.0) < 5:
-                return False  # being written
-            self._error = str(error)
-            return False
-        try:
             key = seal.folder_key(self.layout.root)
-        except seal.SealError as error:
-            self._error = str(error)
-            return False
-        try:
             self._tail = JournalTail(self.layout, state, key)
-        except JournalError as error:
-            self._error = str(error)
+        except (TournamentError, seal.SealError) as error:
+            self._open_error = str(error)
             return False
-        self._state, self._key = state, key
+        self._state, self._key, self._open_error = state, key, None
+        self._tracker = _tracker(state)
         return True
 
     def _add(self, entry: dict[str, Any]) -> None:
@@ -311,10 +320,34 @@ class FolderIndex:
         self._entries.append(entry)
         self._seen.add(row.game_id)
         self._games.append(row)
+        if self._tracker is not None:
+            self._track(entry)
         if row.log is None or not (self.layout.root / row.log).is_file():
             self._missing += 1
         for seat, bot in enumerate(row.bots):
             self._bots[bot].points.update(hand[seat] for hand in entry["hand_scores"])
+
+    def _track(self, entry: dict[str, Any]) -> None:
+        """Feed a game to the gauntlet's tracker; a point of the LLR chart per new sample."""
+        tracker = self._tracker
+        counts = {b: len(tracker.samples[b][tracker.metric]) for b in tracker.samples}
+        tracker.add(entry)
+        for baseline, before in counts.items():
+            samples = tracker.samples[baseline][tracker.metric]
+            if len(samples) == before:
+                continue
+            status = tracker.status(baseline)
+            stop = tracker.stops.get(baseline)
+            self._sprt.setdefault(baseline, []).append(
+                {
+                    "x": len(self._seen),
+                    "sets": len(samples),
+                    "llr": _number(status.llr),
+                    "lower": _number(status.lower),
+                    "upper": _number(status.upper),
+                    "decision": stop.decision if stop else "",
+                }
+            )
 
     def _compute(self) -> None:
         """Standings and rating histories from the entries so far (the costly part)."""
@@ -362,9 +395,9 @@ class FolderIndex:
         self._version += new_version
         state = self._state
         name = state.name if state else self.layout.root.name
-        if self._error is not None and state is None:
+        if self._open_error is not None and state is None:
             self.snapshot = dataclasses.replace(
-                _empty(self.id, name, "unreadable", self._error), version=self._version
+                _empty(self.id, name, "unreadable", self._open_error), version=self._version
             )
             return
         if state is None:
@@ -378,7 +411,11 @@ class FolderIndex:
             status = "refused"
         elif state.games_scheduled is not None and played >= state.games_scheduled:
             status = "finished"
-        elif updated is not None and time.time() - updated < LIVE_WINDOW_S:
+        elif self._tracker is not None and self._tracker.decided:
+            status = "decided"  # a gauntlet whose tests have all decided stops early
+        elif updated is None:
+            status = "starting"  # no journal yet: building the bots
+        elif time.time() - updated < LIVE_WINDOW_S:
             status = "playing"
         else:
             status = "stopped"
@@ -399,7 +436,7 @@ class FolderIndex:
             bots={} if refused else self._bot_pages(),
             games=() if refused else tuple(self._games),
             gauntlet=None if refused else self._gauntlet(),
-            is_gauntlet="gauntlet" in state.config or bool(self._llr),
+            is_gauntlet=bool(state.config.get("gauntlet")) or bool(self._llr),
             missing_logs=self._missing,
             scan={"scanned": self._scanned, "games": len(self._games)},
         )
@@ -421,6 +458,11 @@ class FolderIndex:
         return pages
 
     def _gauntlet(self) -> dict[str, Any] | None:
+        if self._sprt:
+            return {
+                "source": "games",
+                "series": {f"vs {_name(b)}": list(points) for b, points in self._sprt.items()},
+            }
         if not self._llr:
             return None
         series: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
@@ -434,7 +476,28 @@ class FolderIndex:
                 "decision": _name(entry.get("decision", "")),
             }
             series[_name(label)].append(point)
-        return {"series": dict(series)}
+        return {"source": "entries", "series": dict(series)}
+
+
+def _tracker(state: TournamentState) -> Any:
+    """A gauntlet's tracker of paired differences (referee.tournament.gauntlet), or None."""
+    config = state.config
+    if not isinstance(config.get("gauntlet"), dict):
+        return None
+    try:
+        from referee.tournament.gauntlet import GauntletTracker, gauntlet_from_dict
+        from referee.tournament.schedule import _seatings
+
+        schedule = config["schedule"]
+        per_set = len(
+            _seatings(
+                config["rules"]["num_players"], schedule["duplicate"], schedule["all_permutations"]
+            )
+        )
+        return GauntletTracker(gauntlet_from_dict(config["gauntlet"]), per_set)
+    except (ImportError, KeyError, TypeError, ValueError) as error:
+        log.warning("%s: cannot follow the gauntlet's test: %s", state.name, error)
+        return None
 
 
 def _number(value: Any) -> float | None:

@@ -76,7 +76,7 @@ class BackgroundServer:
         on_error: Callable[[str], None] | None = None,
     ) -> None:
         self._server = uvicorn.Server(_config(runs_dir, host, port, quiet=True))
-        self._server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+        # uvicorn leaves the signals alone outside the main thread: Ctrl-C stays the runner's.
         self._thread = threading.Thread(target=self._run, name="serve", daemon=True)
         self._on_error = on_error
         self.host, self.port = host, port
@@ -106,6 +106,8 @@ class BackgroundServer:
         wait_thread = threading.Thread(target=wait, daemon=True)
         wait_thread.start()
         ready.wait(timeout)
+        if self._server.started and self.port == 0:
+            self.port = self._server.servers[0].sockets[0].getsockname()[1]
         return bool(self._server.started)
 
     def stop(self) -> None:
