@@ -201,6 +201,9 @@ def test_gauntlet_run_resume_and_report(tmp_path: pathlib.Path) -> None:
     assert json.loads((out / "gauntlet.json").read_text())["results"] == report["results"]
     shown = runner.invoke(cli, ["gauntlet", str(out), "--format", "json"])
     assert shown.exit_code == 0 and json.loads(shown.output)["results"] == report["results"]
+    verified = runner.invoke(cli, ["verify", str(out)])
+    assert verified.exit_code == 0, verified.output
+    assert "a gauntlet:" in verified.output and "not in the schedule" not in verified.output
 
 
 def test_a_candidate_against_itself_is_not_accepted(tmp_path: pathlib.Path) -> None:
