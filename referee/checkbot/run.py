@@ -18,8 +18,6 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import grpc
-
 from referee import __version__, protocol
 from referee.bots import BotPool, BotSpec, build_bot
 from referee.checkbot.calls import CallFailed, Calls, Gone
@@ -39,7 +37,7 @@ from referee.checkbot.report import CHECKS, CheckResult, Report, Status
 from referee.engine import FaultKind
 from referee.pb.hearts.v1 import hearts_pb2 as pb
 from referee.players import BotConnection, BotFault, BotInfo, Connection
-from referee.players.remote import handshake_info
+from referee.players.remote import handshake_info, open_channel
 from referee.policy import FaultPolicy, Limits, TimeControl
 
 log = logging.getLogger(__name__)
@@ -240,7 +238,7 @@ class _Checker:
             self.result("health", Status.SKIP, "the bot's address is unknown")
             self.result("reflection", Status.SKIP, "the bot's address is unknown")
             return
-        with grpc.insecure_channel(address) as channel:
+        with open_channel(address) as channel:
             self.record(check_health(channel))
             self.record(check_reflection(channel))
 

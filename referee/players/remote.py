@@ -23,7 +23,7 @@ from referee.pb.hearts.v1 import hearts_pb2_grpc as pb_grpc
 from referee.players.base import BotFault, BotInfo, Deadline, FaultKind, Player
 from referee.safetext import printable
 
-__all__ = ["BotConnection", "Connection", "RemotePlayer", "handshake_info"]
+__all__ = ["BotConnection", "Connection", "RemotePlayer", "handshake_info", "open_channel"]
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +35,23 @@ _FAULT_OF_CODE = {
     grpc.StatusCode.DEADLINE_EXCEEDED: FaultKind.TIMEOUT,
     grpc.StatusCode.UNAVAILABLE: FaultKind.UNAVAILABLE,
 }
+
+
+def open_channel(address: str, *, max_message_bytes: int = 64 * 1024) -> grpc.Channel:
+    """The referee's channel to a bot at ``address`` (``host:port`` or ``unix:/path``)."""
+    options = [
+        ("grpc.max_receive_message_length", max_message_bytes),
+        ("grpc.max_send_message_length", 16 * 1024 * 1024),
+        ("grpc.enable_retries", 0),
+        ("grpc.initial_reconnect_backoff_ms", 50),
+        ("grpc.max_reconnect_backoff_ms", 500),
+    ]
+    if address.startswith("unix:"):
+        # grpcio would send the socket's path as the HTTP/2 :authority, which some
+        # servers (Rust's h2, under tonic) refuse as a protocol error; Go and grpcurl
+        # send "localhost".
+        options.append(("grpc.default_authority", "localhost"))
+    return grpc.insecure_channel(address, options=options)
 
 
 class Connection:
@@ -55,19 +72,7 @@ class BotConnection(Connection):
     def __init__(self, address: str, *, max_message_bytes: int = 64 * 1024) -> None:
         self.address = address
         self.info = BotInfo(name=address)
-        options = [
-            ("grpc.max_receive_message_length", max_message_bytes),
-            ("grpc.max_send_message_length", 16 * 1024 * 1024),
-            ("grpc.enable_retries", 0),
-            ("grpc.initial_reconnect_backoff_ms", 50),
-            ("grpc.max_reconnect_backoff_ms", 500),
-        ]
-        if address.startswith("unix:"):
-            # grpcio would send the socket's path as the HTTP/2 :authority, which some
-            # servers (Rust's h2, under tonic) refuse as a protocol error; Go and grpcurl
-            # send "localhost".
-            options.append(("grpc.default_authority", "localhost"))
-        self._channel = grpc.insecure_channel(address, options=options)
+        self._channel = open_channel(address, max_message_bytes=max_message_bytes)
         self._stub = pb_grpc.HeartsBotStub(self._channel)
         self._health = health_pb2_grpc.HealthStub(self._channel)
 

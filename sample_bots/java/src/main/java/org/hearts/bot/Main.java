@@ -17,9 +17,18 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.hearts.v1.Card;
 import org.hearts.v1.HeartsBotGrpc;
+import org.hearts.v1.PassCardsRequest;
+import org.hearts.v1.Play;
+import org.hearts.v1.PlayCardRequest;
+import org.hearts.v1.Rank;
+import org.hearts.v1.Suit;
+import org.hearts.v1.Trick;
 import sun.misc.Signal;
 
 /** Entry point: parses the command line and serves the bot until SIGTERM or SIGINT. */
@@ -29,6 +38,35 @@ public final class Main {
           + " --address unix:/path/bot.sock | --address HOST:PORT | --port PORT [--host HOST]";
 
   private Main() {}
+
+  /**
+   * Plays made-up decisions before serving, so that the strategy's and protobuf's classes are
+   * loaded and compiled before the first real decision. The referee starts a fresh process for
+   * every game of a duplicate tournament (bot_lifetime: game), and the health check waits for
+   * this; a cold JVM's first answers can otherwise take most of the move time.
+   */
+  static void warmUp() throws Exception {
+    List<Card> hand = new ArrayList<>();
+    for (Suit suit : new Suit[] {Suit.SUIT_CLUBS, Suit.SUIT_SPADES, Suit.SUIT_HEARTS}) {
+      for (Rank rank : new Rank[] {Rank.RANK_TWO, Rank.RANK_NINE, Rank.RANK_QUEEN, Rank.RANK_ACE}) {
+        hand.add(Card.newBuilder().setSuit(suit).setRank(rank).build());
+      }
+    }
+    PassCardsRequest pass = PassCardsRequest.newBuilder().addAllHand(hand).setCount(3).build();
+    Trick trick =
+        Trick.newBuilder().addPlays(Play.newBuilder().setSeat(1).setCard(hand.get(4))).build();
+    PlayCardRequest lead = PlayCardRequest.newBuilder().addAllHand(hand).addAllLegalMoves(hand).build();
+    PlayCardRequest follow =
+        lead.toBuilder().setCurrentTrick(trick).clearLegalMoves().addAllLegalMoves(hand.subList(4, 8)).build();
+    PlayCardRequest discard =
+        lead.toBuilder().setCurrentTrick(trick).clearLegalMoves().addAllLegalMoves(hand.subList(8, 12)).build();
+    for (int i = 0; i < 3000; i++) {
+      Strategy.pass(PassCardsRequest.parseFrom(pass.toByteArray()));
+      Strategy.play(PlayCardRequest.parseFrom(lead.toByteArray()));
+      Strategy.play(PlayCardRequest.parseFrom(follow.toByteArray()));
+      Strategy.play(PlayCardRequest.parseFrom(discard.toByteArray()));
+    }
+  }
 
   public static void main(String[] args) throws Exception {
     String host = null;
@@ -73,6 +111,7 @@ public final class Main {
       fail("give either --address, or --port [--host]");
     }
 
+    warmUp();
     NettyServerBuilder builder;
     EventLoopGroup[] loops = {};
     String socketPath = unixPath(address);
