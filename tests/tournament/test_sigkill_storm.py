@@ -21,6 +21,7 @@ import json
 import os
 import pathlib
 import random
+import signal
 import subprocess
 import sys
 import time
@@ -175,14 +176,22 @@ def _describe(pid: int) -> str:
     return f"{pid} (ppid {fields[1].decode()}, cwd {cwd}): {cmdline}"
 
 
-def survivors(before: set[Identity], folder: pathlib.Path, spared: set[int]) -> list[str]:
-    """What is left of a killed referee after up to SURVIVOR_WAIT_S, described."""
+def survivors(before: set[Identity], folder: pathlib.Path, spared: set[int]) -> list[Identity]:
+    """What is left of a killed referee after up to SURVIVOR_WAIT_S."""
     deadline = time.monotonic() + SURVIVOR_WAIT_S
     while True:
         left = {i for i in before if _alive(i)} | _in_folder(folder, spared)
         if not left or time.monotonic() > deadline:
-            return [_describe(pid) for pid, _ in sorted(left)]
+            return sorted(left)
         time.sleep(0.05)
+
+
+def kill(identities: list[Identity]) -> None:
+    """SIGKILL these processes (survivors: a failed test leaves nothing running)."""
+    for identity in identities:
+        if _alive(identity):
+            with contextlib.suppress(OSError):
+                os.kill(identity[0], signal.SIGKILL)
 
 
 # The moment of a kill ----------------------------------------------------------------------------
@@ -223,7 +232,7 @@ def reach(
     games, logs = games_in(journal), logs_in(out)
     if phase == "start-up":  # the interpreter, the imports, opening the folder
         delay = rng.uniform(0.0, 1.5)
-    elif phase == "build":  # the build's sandbox runs its `sleep 1`
+    elif phase == "build":  # the build's supervisor and sandbox run its `sleep 1`
         wait_for(proc, "build", lambda: has_descendant(proc.pid, b"sleep"))
         delay = rng.uniform(0.0, 0.9)
     elif phase == "workers":  # the worker processes start, then start their bots
@@ -269,9 +278,11 @@ def test_sigkill_storm_leaves_no_process_and_resumes_to_the_same_journal(
                 proc.kill()
                 proc.wait(10)
             left = survivors(before, tmp_path, spared)
+            described = [_describe(pid) for pid, _ in left]
+            kill(left)
             assert not left, (
                 f"kill {number} ({phase}, +{delay:.2f} s; seed {seed}): still alive "
-                f"{SURVIVOR_WAIT_S:.0f} s after the referee's SIGKILL:\n  " + "\n  ".join(left)
+                f"{SURVIVOR_WAIT_S:.0f} s after the referee's SIGKILL:\n  " + "\n  ".join(described)
             )
             # What was journaled is authentic (MACs chained) and the reference's.
             for entry in read_journal(out / "journal.jsonl", key=key):
@@ -287,4 +298,6 @@ def test_sigkill_storm_leaves_no_process_and_resumes_to_the_same_journal(
     wanted_standings = json.loads((reference / "standings.json").read_text())
     assert without_timing(standings["bots"]) == without_timing(wanted_standings["bots"])
     assert standings["head_to_head"] == wanted_standings["head_to_head"]
-    assert not survivors(set(), tmp_path, spared)
+    left = survivors(set(), tmp_path, spared)
+    kill(left)
+    assert not left, "left after the last run: " + ", ".join(_describe(p) for p, _ in left)
