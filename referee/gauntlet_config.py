@@ -7,7 +7,7 @@
       opponents: [h1, h2, r1]      # default: every other bot
       metric: points               # points (per hand) or placement
       test: sprt                   # or fixed: every deal set, a CI and LOS
-      sprt: {delta0: 0, delta1: 0.5, alpha: 0.05, beta: 0.05, min_sets: 8}
+      sprt: {delta0: 0, delta1: 0.5, alpha: 0.05, beta: 0.05, min_sets: 16}
 
 Errors name the file and key path, like every config error
 (:class:`referee.config.ConfigError`). docs/sprt.md describes the test.

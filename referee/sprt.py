@@ -25,7 +25,7 @@ bounds: accept H1 when ``LLR >= ln((1 - beta) / alpha)``, H0 when
 ``LLR <= ln(beta / (1 - alpha))``. The derivation and the assumptions are in
 docs/sprt.md.
 
->>> s = SprtSettings(delta0=0.0, delta1=0.5, alpha=0.05, beta=0.05)
+>>> s = SprtSettings(delta0=0.0, delta1=0.5, alpha=0.05, beta=0.05, min_sets=8)
 >>> round(s.lower, 3), round(s.upper, 3)
 (-2.944, 2.944)
 >>> round(llr([0.4, 0.9, 0.2, 0.7, 0.6, 0.5, 0.8, 0.3], 0.0, 0.5), 3)
@@ -75,7 +75,7 @@ class SprtSettings:
     #: Probability of accepting H0 when H1 holds (false negative).
     beta: float = 0.05
     #: No decision before this many sets (the variance estimate needs a few).
-    min_sets: int = 8
+    min_sets: int = 16
 
     def __post_init__(self) -> None:
         if not self.delta1 > self.delta0:
@@ -132,7 +132,8 @@ class SprtStatus:
 
     def line(self) -> str:
         """For the progress line: ``LLR 1.23 (-2.94, 2.94)``, and the decision once made."""
-        text = f"LLR {self.llr:.2f} ({self.lower:.2f}, {self.upper:.2f})"
+        value = f"{self.llr:.2f}" if abs(self.llr) < 1e4 else f"{self.llr:.3g}"
+        text = f"LLR {value} ({self.lower:.2f}, {self.upper:.2f})"
         return text if self.decision == "none" else f"{text} {self.decision} accepted"
 
     def to_dict(self) -> dict[str, Any]:

@@ -47,8 +47,8 @@ def test_llr_grows_with_the_effect() -> None:
 
 def test_identical_samples_decide_at_once() -> None:
     s = SprtSettings()
-    assert sprt_status([0.0] * 8, s).decision == "H0"
-    assert sprt_status([1.0] * 8, s).decision == "H1"
+    assert sprt_status([0.0] * 16, s).decision == "H0"
+    assert sprt_status([1.0] * 16, s).decision == "H1"
 
 
 def test_no_decision_before_min_sets() -> None:

@@ -191,7 +191,7 @@ def test_gauntlet_run_resume_and_report(tmp_path: pathlib.Path) -> None:
     report = json.loads((out / "gauntlet.json").read_text())
     row = report["results"][0]
     assert report["decision"] == "H1" and row["decision"] == "H1"
-    assert 8 <= row["stop"]["sets"] < 40
+    assert 16 <= row["stop"]["sets"] < 40
     assert row["points_per_hand"]["mean"] > 1.5
     assert report["games_played"] < report["games_scheduled"] == 80
     assert "H1 accepted after" in first.output
@@ -211,7 +211,7 @@ def test_a_candidate_against_itself_is_not_accepted(tmp_path: pathlib.Path) -> N
     config = _write(tmp_path, "heuristic", "heuristic", third="heuristic")
     result = CliRunner().invoke(cli, ["gauntlet", str(config), "--out", str(tmp_path / "o"), "-q"])
     assert result.exit_code == 1, result.output
-    assert "H0 accepted after 8 sets" in result.output
+    assert "H0 accepted after 16 sets" in result.output
 
 
 def test_errors_exit_3(tmp_path: pathlib.Path) -> None:
