@@ -44,7 +44,7 @@ from typing import Any
 import ray
 import ray.exceptions
 
-from referee import __version__
+from referee import __version__, bwrap
 from referee.bots import BotSpec, BotSupply, build_bot
 from referee.config import ExecutorConfig
 from referee.match import GameRecord, GameSpec, play_game
@@ -147,6 +147,8 @@ class _GameWorker:
             else spec
             for name, spec in settings.specs.items()
         }
+        if any(s.command and (s.sandbox or settings.sandbox) == "bwrap" for s in specs.values()):
+            bwrap.check_sandbox()  # refuse to play here rather than stand every bot in
         self._events: list[dict[str, Any]] = []
         broken = dict(settings.broken)
         broken.update(self._build(specs, broken, root, settings, build_timeout_s))
