@@ -313,7 +313,14 @@ def main() -> None:
         for i, result in enumerate(executor.map(one_run, jobs, chunksize=2), start=1):
             results[result["side"]].append(result)
             if i % 20 == 0:
-                print(f"  {i}/{len(jobs)} runs, {time.monotonic() - started:.0f} s", flush=True)
+                h0, h1 = results["H0"], results["H1"]
+                fp = sum(r["decision"] == "H1" for r in h0)
+                fn = sum(r["decision"] == "H0" for r in h1)
+                print(
+                    f"  {i}/{len(jobs)} runs, {time.monotonic() - started:.0f} s: "
+                    f"false positives {fp}/{len(h0)}, false negatives {fn}/{len(h1)}",
+                    flush=True,
+                )
     executor.shutdown()
     report = {
         "mode": args.mode,
