@@ -32,6 +32,7 @@ import html
 import importlib.resources
 import json
 import pathlib
+import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -103,6 +104,8 @@ def create_app(
     """
     catalog = catalog or Catalog(runs_dir)
     env = _env()
+    #: Set when the server stops, so that the event streams end (uvicorn waits for them).
+    closing = threading.Event()
 
     def page(template: str, status: int = 200, **context: Any) -> HTMLResponse:
         html = env.get_template(template).render(**context)
@@ -154,7 +157,7 @@ def create_app(
         if not parts:
             return _json(_standings(snap))
         if parts == ["events"]:
-            return _events(request, lambda: folder.snapshot.version, _event_data(folder))
+            return _events(request, closing, lambda: folder.snapshot.version, _event_data(folder))
         if parts == ["games"]:
             return _games(snap, request)
         if parts == ["gauntlet"]:
@@ -165,7 +168,9 @@ def create_app(
         return _json({"error": "not found"}, 404)
 
     async def events(request: Request) -> Response:
-        return _events(request, lambda: catalog.version, lambda: {"version": catalog.version})
+        return _events(
+            request, closing, lambda: catalog.version, lambda: {"version": catalog.version}
+        )
 
     static = StaticFiles(directory=str(importlib.resources.files("referee.web") / "static"))
 
@@ -176,6 +181,7 @@ def create_app(
         try:
             yield
         finally:
+            closing.set()
             if follow:
                 catalog.stop()
 
@@ -196,6 +202,7 @@ def create_app(
         exception_handlers={404: _not_found_handler(page), 405: _not_allowed},
     )
     app.state.catalog = catalog
+    app.state.closing = closing
     return app
 
 
@@ -374,14 +381,14 @@ def _event_data(folder: FolderIndex) -> Any:
     return data
 
 
-def _events(request: Request, version: Any, data: Any) -> Response:
-    """A stream of ``update`` events, one whenever ``version()`` changes."""
+def _events(request: Request, closing: threading.Event, version: Any, data: Any) -> Response:
+    """A stream of ``update`` events, one whenever ``version()`` changes, until ``closing``."""
 
     async def stream() -> AsyncIterator[str]:
         seen = None
         quiet = 0.0
         yield "retry: 2000\n\n"
-        while not await request.is_disconnected():
+        while not closing.is_set() and not await request.is_disconnected():
             current = version()
             if current != seen:
                 seen = current

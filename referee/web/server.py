@@ -44,6 +44,14 @@ def warning_for(host: str) -> str | None:
     )
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server, which first tells the app's event streams to end when it stops."""
+
+    def handle_exit(self, sig: int, frame: object) -> None:
+        self.config.app.state.closing.set()
+        super().handle_exit(sig, frame)  # type: ignore[arg-type]
+
+
 def _config(runs_dir: pathlib.Path, host: str, port: int, *, quiet: bool = False) -> uvicorn.Config:
     app = create_app(runs_dir, allowed_hosts=LOOPBACK_HOSTS if is_loopback(host) else None)
     return uvicorn.Config(
@@ -61,7 +69,7 @@ def _config(runs_dir: pathlib.Path, host: str, port: int, *, quiet: bool = False
 
 def serve(runs_dir: pathlib.Path, *, host: str = "127.0.0.1", port: int = 8000) -> None:
     """Serve ``runs_dir`` until Ctrl-C."""
-    uvicorn.Server(_config(runs_dir, host, port)).run()
+    _Server(_config(runs_dir, host, port)).run()
 
 
 class BackgroundServer:
@@ -75,7 +83,7 @@ class BackgroundServer:
         port: int = 8000,
         on_error: Callable[[str], None] | None = None,
     ) -> None:
-        self._server = uvicorn.Server(_config(runs_dir, host, port, quiet=True))
+        self._server = _Server(_config(runs_dir, host, port, quiet=True))
         # uvicorn leaves the signals alone outside the main thread: Ctrl-C stays the runner's.
         self._thread = threading.Thread(target=self._run, name="serve", daemon=True)
         self._on_error = on_error
@@ -111,5 +119,6 @@ class BackgroundServer:
         return bool(self._server.started)
 
     def stop(self) -> None:
+        self._server.config.app.state.closing.set()
         self._server.should_exit = True
         self._thread.join(timeout=5)

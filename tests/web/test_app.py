@@ -388,3 +388,23 @@ def test_a_folder_replaced_is_read_again(tmp_path: pathlib.Path, client_for) -> 
     data = client.get("/api/t/again").json()
     assert data["games_played"] == 4 and data["error"] is None
     assert Layout(root / "again").journal.exists()
+
+
+def test_the_event_streams(runs: pathlib.Path, client_for) -> None:
+    """Each stream says ``update`` with the version at once (and on every change after)."""
+    client, catalog = client_for(runs)
+    for path, version in (
+        ("/api/events", catalog.version),
+        ("/api/t/small/events", catalog.get("small").snapshot.version),
+    ):
+        client.app.state.closing.clear()
+        with client.stream("GET", path) as response:
+            assert response.headers["content-type"].startswith("text/event-stream")
+            text = ""
+            for chunk in response.iter_text():
+                text += chunk
+                if "event: update" in text and text.endswith("\n\n"):
+                    client.app.state.closing.set()  # what stopping the server does
+                    break
+        data = json.loads(text.split("event: update\ndata: ", 1)[1].split("\n", 1)[0])
+        assert data["version"] == version

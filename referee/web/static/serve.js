@@ -362,13 +362,20 @@
         el(
           "tr",
           {},
-          el("td", { class: "num", text: num(d.ms, 1) }),
-          el("td", {}, el("a", { href: tpath("games", d.game_id), text: d.game_id })),
+          el("td", { class: "num", text: num(d.ms, d.ms < 10 ? 2 : 0) }),
+          el("td", {}, el("a", { href: tpath("games", d.game_id) + at(d.decision), text: d.game_id })),
           el("td", { text: d.decision })
         )
       )
     );
     done(data.version);
+  }
+
+  // A decision id (h3-t5-s1, h3-pass-s1) as the replay's position: the trick it was in.
+  function at(decision) {
+    const match = /^h(\d+)-(?:t(\d+)|pass)/.exec(decision || "");
+    if (!match) return "";
+    return "#hand=" + match[1] + "&trick=" + (match[2] ? Number(match[2]) - 1 : 0);
   }
 
   // The game list --------------------------------------------------------------------------
