@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import pathlib
 
@@ -13,8 +14,11 @@ from referee.config import ConfigError, load_config
 from referee.gauntlet_config import GauntletConfig
 from referee.sprt import SprtSettings
 from referee.tournament.gauntlet import (
+    GauntletProgress,
+    GauntletTournament,
     GauntletTracker,
     exit_code,
+    folder_report,
     make_gauntlet_schedule,
     tracker_from_journal,
 )
@@ -221,3 +225,65 @@ def test_errors_exit_3(tmp_path: pathlib.Path) -> None:
     plain = write_config(tmp_path, "bots: {a: random, b: random, c: random, d: random}")
     result = CliRunner().invoke(cli, ["gauntlet", str(plain)])
     assert result.exit_code == 3 and "not a gauntlet" in result.output
+
+
+class _StopAfter(GauntletTournament):
+    """A gauntlet runner that is interrupted (as by Ctrl-C) after ``games`` games."""
+
+    games = 10
+
+    def _finish(self, game, future):  # type: ignore[no-untyped-def]
+        ok = super()._finish(game, future)
+        if self.progress.played >= self.games:
+            self.stop.set()
+        return ok
+
+
+@pytest.mark.slow
+def test_resume_rebuilds_the_test_from_the_journal(tmp_path: pathlib.Path) -> None:
+    """Interrupted, then resumed: the same stopping point and figures as one run."""
+    config = load_config(_write(tmp_path, "heuristic", "random"))
+    config = dataclasses.replace(config, concurrency=1)
+    whole = GauntletTournament(config, out_dir=tmp_path / "whole").run()
+    assert whole.complete is False and not whole.interrupted
+    key = tmp_path / "whole" / "key"  # the same deals
+    broken = _StopAfter(config, out_dir=tmp_path / "parts", key_file=key).run()
+    assert broken.interrupted and broken.games_done < whole.games_done
+    resumed = GauntletTournament(config, out_dir=tmp_path / "parts")
+    resumed.run()
+    one = json.loads((tmp_path / "whole" / "gauntlet.json").read_text())
+    two = json.loads((tmp_path / "parts" / "gauntlet.json").read_text())
+    assert one["results"] == two["results"] and one["results"][0]["decision"] == "H1"
+    assert two == folder_report(tmp_path / "parts")
+
+
+def test_fixed_length_two_baselines_and_placement(tmp_path: pathlib.Path) -> None:
+    """test: fixed plays every set; each baseline gets its row; referee tournament runs it too."""
+    config = write_config(
+        tmp_path,
+        """
+        seed: 5
+        bots: {new: heuristic, old: random, older: random, o1: heuristic, o2: heuristic, o3: heuristic}
+        rules: {target_score: 30}
+        schedule: {deal_sets: 6, duplicate: false}
+        bot_processes: shared
+        gauntlet: {candidate: new, baseline: [old, older], test: fixed, metric: placement}
+        """,
+    )
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["tournament", str(config), "--out", str(out), "-q"])
+    report = json.loads((out / "gauntlet.json").read_text())
+    assert report["games_played"] == report["games_scheduled"] == 6 * 3
+    assert [r["baseline"] for r in report["results"]] == ["old", "older"]
+    assert [r["sets"] for r in report["results"]] == [6, 6]
+    assert all("stop" not in r for r in report["results"])
+    assert result.exit_code == report["exit_code"], result.output
+    assert "fixed length" in result.output and "placement" in result.output
+
+
+def test_progress_line_shows_the_llr() -> None:
+    import io
+
+    progress = GauntletProgress(stream=io.StringIO(), tty=False)
+    progress.sprt = "vs old: 3 sets, LLR 0.12 (-2.94, 2.94)"
+    assert progress.line().endswith("| vs old: 3 sets, LLR 0.12 (-2.94, 2.94)")
