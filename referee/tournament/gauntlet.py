@@ -214,6 +214,11 @@ class GauntletTracker:
             b: {"points": [], "placement": []} for b in gauntlet.baselines
         }
         self.stops: dict[str, SprtStatus] = {}
+        #: Faults charged to each subject in its games, by kind (a bot that times out or
+        #: did not start plays fallback moves: its games do not measure it).
+        self.faults: dict[str, collections.Counter[str]] = {
+            name: collections.Counter() for name in (gauntlet.candidate, *gauntlet.baselines)
+        }
 
     @property
     def metric(self) -> str:
@@ -228,6 +233,8 @@ class GauntletTracker:
         self._seen.add(game_id)
         set_key = (int(meta["table"]), int(meta["deal_set"]))
         seat = list(entry["bots"]).index(subject)
+        if subject in self.faults and "faults" in entry:
+            self.faults[subject].update(entry["faults"][seat])
         side = _Side()
         side.add(entry, seat)
         self._sides[set_key][subject][game_id] = side
@@ -376,9 +383,14 @@ def make_report(
         "games_scheduled": games_scheduled,
         "sets_scheduled": sets_scheduled,
         "results": rows,
+        "faults": {name: dict(kinds) for name, kinds in tracker.faults.items()},
         "decision": {0: "H1", 1: "H0"}.get(code, "none"),
         "exit_code": code,
     }
+
+
+def _llr(value: float) -> str:
+    return f"{value:.3f}" if abs(value) < 1e4 else f"{value:.3g}"
 
 
 def _fmt_summary(s: Mapping[str, Any], unit: str) -> str:
@@ -420,16 +432,23 @@ def render_report(report: Mapping[str, Any], fmt: str = "text") -> str:
             if stop:
                 lines.append(
                     f"  {stop['decision']} accepted after {stop['sets']} sets "
-                    f"(LLR {stop['llr']:.3f})"
+                    f"(LLR {_llr(stop['llr'])})"
                 )
             else:
                 final = r["final_llr"]
-                lines.append(f"  no decision after {final['sets']} sets (LLR {final['llr']:.3f})")
+                lines.append(f"  no decision after {final['sets']} sets (LLR {_llr(final['llr'])})")
         lines.append(f"  final, {r['sets']} sets:")
         if sprt:
-            lines.append(f"    LLR {r['final_llr']['llr']:.3f}")
+            lines.append(f"    LLR {_llr(r['final_llr']['llr'])}")
         lines.append(f"    points per hand: {_fmt_summary(r['points_per_hand'], 'pts/hand')}")
         lines.append(f"    placement:       {_fmt_summary(r['placement'], 'places')}")
+    faulty = {name: kinds for name, kinds in report.get("faults", {}).items() if kinds}
+    for name, kinds in faulty.items():
+        shown = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
+        lines.append(
+            f"warning: {name} was charged faults ({shown}): its faulted decisions were "
+            "fallback moves, not its own"
+        )
     code = report["exit_code"]
     meaning = {0: "H1 accepted", 1: "H0 accepted", 2: "no decision"}[code]
     lines.append(f"result: {meaning} (exit code {code})")

@@ -195,6 +195,7 @@ def test_gauntlet_run_resume_and_report(tmp_path: pathlib.Path) -> None:
     report = json.loads((out / "gauntlet.json").read_text())
     row = report["results"][0]
     assert report["decision"] == "H1" and row["decision"] == "H1"
+    assert report["faults"] == {"cand": {}, "base": {}}
     assert 16 <= row["stop"]["sets"] < 40
     assert row["points_per_hand"]["mean"] > 1.5
     assert report["games_played"] < report["games_scheduled"] == 80
