@@ -257,6 +257,8 @@ def test_sigkill_storm_leaves_no_process_and_resumes_to_the_same_journal(
     assert proc.wait(300) == 0, (tmp_path / "reference.err").read_text()
     expected = journal_games(reference / "journal.jsonl")
     assert len(expected) == GAMES
+    faults = [(g, f) for g, game in expected.items() for f in game["faults"] if f]
+    assert not faults, f"the reference run's bots misbehaved: {faults[:3]}"
     # The reference's key for every run, so that the games are dealt the same.
     key_file = reference / seal.KEY_NAME
     key = seal.load_key(key_file)
