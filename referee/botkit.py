@@ -20,10 +20,16 @@ Subclass :class:`Bot`, implement :meth:`Bot.pass_cards` and
 
 :func:`serve` parses ``--address`` (a gRPC address: ``unix:/path/bot.sock``,
 as the referee gives a sandboxed bot, or ``host:port``) or ``--port`` and
-``--host``, serves the bot with the standard health service (SERVING) and
-server reflection, and stops cleanly on SIGTERM or Ctrl-C. The bot is called from several threads at once (one
-process may play several seats and games), so keep per-game state keyed by
-``(request.game_id, request.seat)``, or none at all.
+``--host``, serves the bot with the standard health service (SERVING; Check,
+Watch and List) and server reflection (``grpc.reflection.v1``, as grpcurl
+asks first, and ``v1alpha``), and stops cleanly on SIGTERM or Ctrl-C. The bot
+is called from several threads at once (one process may play several seats
+and games), so keep per-game state keyed by ``(request.game_id,
+request.seat)``, or none at all.
+
+Decision requests carry the rules in force (``request.rules``), so a bot
+needs no state to know the variant: :func:`rules` gives them as the engine's
+:class:`~referee.engine.Rules`.
 """
 
 from __future__ import annotations
@@ -38,8 +44,11 @@ from concurrent import futures
 from typing import Any
 
 import grpc
+from google.protobuf import descriptor_pb2, descriptor_pool
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection_pb2 as reflection_v1alpha_pb2
+from grpc_reflection.v1alpha import reflection_pb2_grpc as reflection_v1alpha_pb2_grpc
 
 from referee.pb.hearts.v1 import hearts_pb2 as pb
 from referee.pb.hearts.v1 import hearts_pb2_grpc as pb_grpc
@@ -49,6 +58,95 @@ __all__ = ["Bot", "pb", "serve"]
 log = logging.getLogger(__name__)
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["HeartsBot"].full_name
+#: grpcio-reflection implements only v1alpha; v1 is the same protocol under
+#: another package name (grpcurl and most clients ask for v1 first).
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+
+
+def _register_reflection_v1() -> None:
+    """Add ``grpc/reflection/v1/reflection.proto`` to the default pool.
+
+    It is v1alpha's file with the package renamed (the messages are the same
+    field for field), so that reflection can describe the v1 service too.
+    """
+    pool = descriptor_pool.Default()
+    try:
+        pool.FindFileByName("grpc/reflection/v1/reflection.proto")
+        return
+    except KeyError:
+        pass
+    proto = descriptor_pb2.FileDescriptorProto()
+    reflection_v1alpha_pb2.DESCRIPTOR.CopyToProto(proto)
+    proto.name = "grpc/reflection/v1/reflection.proto"
+    proto.package = "grpc.reflection.v1"
+    proto.ClearField("options")
+    for message in proto.message_type:
+        for field in message.field:
+            if field.HasField("type_name"):
+                field.type_name = field.type_name.replace(".v1alpha.", ".v1.")
+    for service in proto.service:
+        for method in service.method:
+            method.input_type = method.input_type.replace(".v1alpha.", ".v1.")
+            method.output_type = method.output_type.replace(".v1alpha.", ".v1.")
+    pool.Add(proto)
+
+
+class _Pool:
+    """The default descriptor pool, which also finds the file of a method.
+
+    Python's pool does not count ``hearts.v1.HeartsBot.PlayCard`` as a symbol;
+    grpcurl asks reflection for it (``describe``, calls by method name) and
+    Go's, C++'s and Java's servers answer.
+    """
+
+    def __init__(self) -> None:
+        self._pool = descriptor_pool.Default()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._pool, name)
+
+    def FindFileContainingSymbol(self, symbol: str) -> Any:
+        try:
+            return self._pool.FindFileContainingSymbol(symbol)
+        except KeyError:
+            service, _, method = symbol.rpartition(".")
+            found = self._pool.FindServiceByName(service)  # KeyError: not found either
+            if method not in found.methods_by_name:
+                raise
+            return found.file
+
+
+def _enable_reflection(server: grpc.Server, services: Sequence[str]) -> None:
+    """Serve reflection v1alpha and v1 (one servicer; the wire format is the same)."""
+    _register_reflection_v1()
+    names = (*services, reflection.SERVICE_NAME, REFLECTION_V1)
+    servicer = reflection.ReflectionServicer(names, pool=_Pool())
+    reflection_v1alpha_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
+    v1 = grpc.method_handlers_generic_handler(
+        REFLECTION_V1,
+        {
+            "ServerReflectionInfo": grpc.stream_stream_rpc_method_handler(
+                servicer.ServerReflectionInfo,
+                request_deserializer=reflection_v1alpha_pb2.ServerReflectionRequest.FromString,
+                response_serializer=reflection_v1alpha_pb2.ServerReflectionResponse.SerializeToString,
+            )
+        },
+    )
+    server.add_generic_rpc_handlers((v1,))
+
+
+class _HealthServicer(health.HealthServicer):
+    """grpcio's health servicer, with List (its own answers UNIMPLEMENTED)."""
+
+    def List(self, request: Any, context: Any) -> health_pb2.HealthListResponse:
+        with self._lock:
+            statuses = dict(self._server_status)
+        return health_pb2.HealthListResponse(
+            statuses={
+                name: health_pb2.HealthCheckResponse(status=status)
+                for name, status in statuses.items()
+            }
+        )
 
 
 class Bot:
@@ -128,11 +226,9 @@ def make_server(bot: Bot, address: str, *, max_workers: int = 8) -> tuple[grpc.S
     ``unix:/path``); returns (server, port), the port being 1 for a Unix socket."""
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers))
     pb_grpc.add_HeartsBotServicer_to_server(_Servicer(bot), server)
-    health_servicer = health.HealthServicer()
+    health_servicer = _HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
-    )
+    _enable_reflection(server, (SERVICE_NAME, health.SERVICE_NAME))
     port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {address}")

@@ -3,7 +3,7 @@
 import grpc
 import warnings
 
-from referee.pb.hearts.v1 import hearts_pb2 as referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2
+from referee.pb.hearts.v1 import hearts_pb2 as hearts_dot_v1_dot_hearts__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -18,7 +18,7 @@ except ImportError:
 if _version_not_supported:
     raise RuntimeError(
         f'The grpc package installed is at version {GRPC_VERSION},'
-        + ' but the generated code in referee/pb/hearts/v1/hearts_pb2_grpc.py depends on'
+        + ' but the generated code in hearts/v1/hearts_pb2_grpc.py depends on'
         + f' grpcio>={GRPC_GENERATED_VERSION}.'
         + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}'
         + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.'
@@ -37,43 +37,43 @@ class HeartsBotStub:
         """
         self.Handshake = channel.unary_unary(
                 '/hearts.v1.HeartsBot/Handshake',
-                request_serializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.HandshakeRequest.SerializeToString,
-                response_deserializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.HandshakeResponse.FromString,
+                request_serializer=hearts_dot_v1_dot_hearts__pb2.HandshakeRequest.SerializeToString,
+                response_deserializer=hearts_dot_v1_dot_hearts__pb2.HandshakeResponse.FromString,
                 _registered_method=True)
         self.StartGame = channel.unary_unary(
                 '/hearts.v1.HeartsBot/StartGame',
-                request_serializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.StartGameRequest.SerializeToString,
-                response_deserializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.StartGameResponse.FromString,
+                request_serializer=hearts_dot_v1_dot_hearts__pb2.StartGameRequest.SerializeToString,
+                response_deserializer=hearts_dot_v1_dot_hearts__pb2.StartGameResponse.FromString,
                 _registered_method=True)
         self.DealHand = channel.unary_unary(
                 '/hearts.v1.HeartsBot/DealHand',
-                request_serializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.DealHandRequest.SerializeToString,
-                response_deserializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.DealHandResponse.FromString,
+                request_serializer=hearts_dot_v1_dot_hearts__pb2.DealHandRequest.SerializeToString,
+                response_deserializer=hearts_dot_v1_dot_hearts__pb2.DealHandResponse.FromString,
                 _registered_method=True)
         self.PassCards = channel.unary_unary(
                 '/hearts.v1.HeartsBot/PassCards',
-                request_serializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.PassCardsRequest.SerializeToString,
-                response_deserializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.PassCardsResponse.FromString,
+                request_serializer=hearts_dot_v1_dot_hearts__pb2.PassCardsRequest.SerializeToString,
+                response_deserializer=hearts_dot_v1_dot_hearts__pb2.PassCardsResponse.FromString,
                 _registered_method=True)
         self.PlayCard = channel.unary_unary(
                 '/hearts.v1.HeartsBot/PlayCard',
-                request_serializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.PlayCardRequest.SerializeToString,
-                response_deserializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.PlayCardResponse.FromString,
+                request_serializer=hearts_dot_v1_dot_hearts__pb2.PlayCardRequest.SerializeToString,
+                response_deserializer=hearts_dot_v1_dot_hearts__pb2.PlayCardResponse.FromString,
                 _registered_method=True)
         self.ChooseMoonScoring = channel.unary_unary(
                 '/hearts.v1.HeartsBot/ChooseMoonScoring',
-                request_serializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.ChooseMoonScoringRequest.SerializeToString,
-                response_deserializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.ChooseMoonScoringResponse.FromString,
+                request_serializer=hearts_dot_v1_dot_hearts__pb2.ChooseMoonScoringRequest.SerializeToString,
+                response_deserializer=hearts_dot_v1_dot_hearts__pb2.ChooseMoonScoringResponse.FromString,
                 _registered_method=True)
         self.EndHand = channel.unary_unary(
                 '/hearts.v1.HeartsBot/EndHand',
-                request_serializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.EndHandRequest.SerializeToString,
-                response_deserializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.EndHandResponse.FromString,
+                request_serializer=hearts_dot_v1_dot_hearts__pb2.EndHandRequest.SerializeToString,
+                response_deserializer=hearts_dot_v1_dot_hearts__pb2.EndHandResponse.FromString,
                 _registered_method=True)
         self.EndGame = channel.unary_unary(
                 '/hearts.v1.HeartsBot/EndGame',
-                request_serializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.EndGameRequest.SerializeToString,
-                response_deserializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.EndGameResponse.FromString,
+                request_serializer=hearts_dot_v1_dot_hearts__pb2.EndGameRequest.SerializeToString,
+                response_deserializer=hearts_dot_v1_dot_hearts__pb2.EndGameResponse.FromString,
                 _registered_method=True)
 
 
@@ -146,43 +146,43 @@ def add_HeartsBotServicer_to_server(servicer, server):
     rpc_method_handlers = {
             'Handshake': grpc.unary_unary_rpc_method_handler(
                     servicer.Handshake,
-                    request_deserializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.HandshakeRequest.FromString,
-                    response_serializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.HandshakeResponse.SerializeToString,
+                    request_deserializer=hearts_dot_v1_dot_hearts__pb2.HandshakeRequest.FromString,
+                    response_serializer=hearts_dot_v1_dot_hearts__pb2.HandshakeResponse.SerializeToString,
             ),
             'StartGame': grpc.unary_unary_rpc_method_handler(
                     servicer.StartGame,
-                    request_deserializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.StartGameRequest.FromString,
-                    response_serializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.StartGameResponse.SerializeToString,
+                    request_deserializer=hearts_dot_v1_dot_hearts__pb2.StartGameRequest.FromString,
+                    response_serializer=hearts_dot_v1_dot_hearts__pb2.StartGameResponse.SerializeToString,
             ),
             'DealHand': grpc.unary_unary_rpc_method_handler(
                     servicer.DealHand,
-                    request_deserializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.DealHandRequest.FromString,
-                    response_serializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.DealHandResponse.SerializeToString,
+                    request_deserializer=hearts_dot_v1_dot_hearts__pb2.DealHandRequest.FromString,
+                    response_serializer=hearts_dot_v1_dot_hearts__pb2.DealHandResponse.SerializeToString,
             ),
             'PassCards': grpc.unary_unary_rpc_method_handler(
                     servicer.PassCards,
-                    request_deserializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.PassCardsRequest.FromString,
-                    response_serializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.PassCardsResponse.SerializeToString,
+                    request_deserializer=hearts_dot_v1_dot_hearts__pb2.PassCardsRequest.FromString,
+                    response_serializer=hearts_dot_v1_dot_hearts__pb2.PassCardsResponse.SerializeToString,
             ),
             'PlayCard': grpc.unary_unary_rpc_method_handler(
                     servicer.PlayCard,
-                    request_deserializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.PlayCardRequest.FromString,
-                    response_serializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.PlayCardResponse.SerializeToString,
+                    request_deserializer=hearts_dot_v1_dot_hearts__pb2.PlayCardRequest.FromString,
+                    response_serializer=hearts_dot_v1_dot_hearts__pb2.PlayCardResponse.SerializeToString,
             ),
             'ChooseMoonScoring': grpc.unary_unary_rpc_method_handler(
                     servicer.ChooseMoonScoring,
-                    request_deserializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.ChooseMoonScoringRequest.FromString,
-                    response_serializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.ChooseMoonScoringResponse.SerializeToString,
+                    request_deserializer=hearts_dot_v1_dot_hearts__pb2.ChooseMoonScoringRequest.FromString,
+                    response_serializer=hearts_dot_v1_dot_hearts__pb2.ChooseMoonScoringResponse.SerializeToString,
             ),
             'EndHand': grpc.unary_unary_rpc_method_handler(
                     servicer.EndHand,
-                    request_deserializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.EndHandRequest.FromString,
-                    response_serializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.EndHandResponse.SerializeToString,
+                    request_deserializer=hearts_dot_v1_dot_hearts__pb2.EndHandRequest.FromString,
+                    response_serializer=hearts_dot_v1_dot_hearts__pb2.EndHandResponse.SerializeToString,
             ),
             'EndGame': grpc.unary_unary_rpc_method_handler(
                     servicer.EndGame,
-                    request_deserializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.EndGameRequest.FromString,
-                    response_serializer=referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.EndGameResponse.SerializeToString,
+                    request_deserializer=hearts_dot_v1_dot_hearts__pb2.EndGameRequest.FromString,
+                    response_serializer=hearts_dot_v1_dot_hearts__pb2.EndGameResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -211,8 +211,8 @@ class HeartsBot:
             request,
             target,
             '/hearts.v1.HeartsBot/Handshake',
-            referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.HandshakeRequest.SerializeToString,
-            referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.HandshakeResponse.FromString,
+            hearts_dot_v1_dot_hearts__pb2.HandshakeRequest.SerializeToString,
+            hearts_dot_v1_dot_hearts__pb2.HandshakeResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -238,8 +238,8 @@ class HeartsBot:
             request,
             target,
             '/hearts.v1.HeartsBot/StartGame',
-            referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.StartGameRequest.SerializeToString,
-            referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.StartGameResponse.FromString,
+            hearts_dot_v1_dot_hearts__pb2.StartGameRequest.SerializeToString,
+            hearts_dot_v1_dot_hearts__pb2.StartGameResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -265,8 +265,8 @@ class HeartsBot:
             request,
             target,
             '/hearts.v1.HeartsBot/DealHand',
-            referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.DealHandRequest.SerializeToString,
-            referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.DealHandResponse.FromString,
+            hearts_dot_v1_dot_hearts__pb2.DealHandRequest.SerializeToString,
+            hearts_dot_v1_dot_hearts__pb2.DealHandResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -292,8 +292,8 @@ class HeartsBot:
             request,
             target,
             '/hearts.v1.HeartsBot/PassCards',
-            referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.PassCardsRequest.SerializeToString,
-            referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.PassCardsResponse.FromString,
+            hearts_dot_v1_dot_hearts__pb2.PassCardsRequest.SerializeToString,
+            hearts_dot_v1_dot_hearts__pb2.PassCardsResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -319,8 +319,8 @@ class HeartsBot:
             request,
             target,
             '/hearts.v1.HeartsBot/PlayCard',
-            referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.PlayCardRequest.SerializeToString,
-            referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.PlayCardResponse.FromString,
+            hearts_dot_v1_dot_hearts__pb2.PlayCardRequest.SerializeToString,
+            hearts_dot_v1_dot_hearts__pb2.PlayCardResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -346,8 +346,8 @@ class HeartsBot:
             request,
             target,
             '/hearts.v1.HeartsBot/ChooseMoonScoring',
-            referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.ChooseMoonScoringRequest.SerializeToString,
-            referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.ChooseMoonScoringResponse.FromString,
+            hearts_dot_v1_dot_hearts__pb2.ChooseMoonScoringRequest.SerializeToString,
+            hearts_dot_v1_dot_hearts__pb2.ChooseMoonScoringResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -373,8 +373,8 @@ class HeartsBot:
             request,
             target,
             '/hearts.v1.HeartsBot/EndHand',
-            referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.EndHandRequest.SerializeToString,
-            referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.EndHandResponse.FromString,
+            hearts_dot_v1_dot_hearts__pb2.EndHandRequest.SerializeToString,
+            hearts_dot_v1_dot_hearts__pb2.EndHandResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -400,8 +400,8 @@ class HeartsBot:
             request,
             target,
             '/hearts.v1.HeartsBot/EndGame',
-            referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.EndGameRequest.SerializeToString,
-            referee_dot_pb_dot_hearts_dot_v1_dot_hearts__pb2.EndGameResponse.FromString,
+            hearts_dot_v1_dot_hearts__pb2.EndGameRequest.SerializeToString,
+            hearts_dot_v1_dot_hearts__pb2.EndGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

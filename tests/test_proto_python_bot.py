@@ -1,0 +1,202 @@
+"""The Python kit's server (referee.botkit): descriptor names, reflection, health.
+
+- The stubs register ``hearts/v1/hearts.proto``, the name every other
+  language registers, so a bot that generates its own stubs from the same
+  file (docs/protocol.md, step 1) and imports ``referee.botkit`` starts.
+- Reflection answers under ``grpc.reflection.v1`` (what grpcurl asks first)
+  and ``v1alpha``, and resolves the bot's symbols to that file.
+- ``grpc.health.v1.Health/List`` answers.
+
+grpcurl itself is driven against every kit in tests/kits/test_grpcurl.py.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import grpc
+import pytest
+from google.protobuf import descriptor_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2 as rpb
+
+from referee.botkit import REFLECTION_V1, SERVICE_NAME, Bot, make_server, pb
+from referee.pb.hearts.v1 import hearts_pb2_grpc as pb_grpc
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PROTO_NAME = "hearts/v1/hearts.proto"
+
+
+class _FirstLegal(Bot):
+    name = "first-legal"
+
+    def pass_cards(self, request: pb.PassCardsRequest) -> list[pb.Card]:
+        return list(request.hand)[: request.count]
+
+    def play_card(self, request: pb.PlayCardRequest) -> pb.Card:
+        return request.legal_moves[0]
+
+
+@pytest.fixture
+def channel(tmp_path: pathlib.Path) -> Iterator[grpc.Channel]:
+    """A channel to a botkit server on a Unix socket."""
+    address = f"unix:{tmp_path / 'bot.sock'}"
+    server, _ = make_server(_FirstLegal(), address, max_workers=4)
+    try:
+        with grpc.insecure_channel(address) as chan:
+            yield chan
+    finally:
+        server.stop(None)
+
+
+def test_the_stubs_register_the_proto_under_its_own_name() -> None:
+    assert pb.DESCRIPTOR.name == PROTO_NAME
+    assert pb.DESCRIPTOR.package == "hearts.v1"
+    assert pb.PlayCardRequest.__module__ == "referee.pb.hearts.v1.hearts_pb2"
+
+
+def _reflect(
+    channel: grpc.Channel, service: str, request: rpb.ServerReflectionRequest
+) -> rpb.ServerReflectionResponse:
+    """One reflection request on ``service`` (v1 and v1alpha share the wire format)."""
+    call = channel.stream_stream(
+        f"/{service}/ServerReflectionInfo",
+        request_serializer=rpb.ServerReflectionRequest.SerializeToString,
+        response_deserializer=rpb.ServerReflectionResponse.FromString,
+    )
+    (answer,) = list(call(iter([request]), timeout=10))
+    return answer
+
+
+def _files(answer: rpb.ServerReflectionResponse) -> list[descriptor_pb2.FileDescriptorProto]:
+    assert answer.WhichOneof("message_response") == "file_descriptor_response", answer
+    return [
+        descriptor_pb2.FileDescriptorProto.FromString(raw)
+        for raw in answer.file_descriptor_response.file_descriptor_proto
+    ]
+
+
+@pytest.mark.parametrize("service", [REFLECTION_V1, "grpc.reflection.v1alpha.ServerReflection"])
+def test_reflection_v1_and_v1alpha(channel: grpc.Channel, service: str) -> None:
+    listed = _reflect(channel, service, rpb.ServerReflectionRequest(list_services=""))
+    names = {s.name for s in listed.list_services_response.service}
+    assert names == {
+        SERVICE_NAME,
+        "grpc.health.v1.Health",
+        REFLECTION_V1,
+        "grpc.reflection.v1alpha.ServerReflection",
+    }
+    for symbol in (SERVICE_NAME, "hearts.v1.PlayCardRequest", f"{SERVICE_NAME}.PlayCard"):
+        answer = _reflect(
+            channel, service, rpb.ServerReflectionRequest(file_containing_symbol=symbol)
+        )
+        assert _files(answer)[0].name == PROTO_NAME
+    by_name = _reflect(channel, service, rpb.ServerReflectionRequest(file_by_filename=PROTO_NAME))
+    assert _files(by_name)[0].package == "hearts.v1"
+    # Every listed service can be described, the v1 reflection service too.
+    for name in names:
+        answer = _reflect(
+            channel, service, rpb.ServerReflectionRequest(file_containing_symbol=name)
+        )
+        (described,) = [f for f in _files(answer) if f.package == name.rsplit(".", 1)[0]]
+        assert name.rsplit(".", 1)[1] in {s.name for s in described.service}
+
+
+def test_health_check_and_list(channel: grpc.Channel) -> None:
+    stub = health_pb2_grpc.HealthStub(channel)
+    serving = health_pb2.HealthCheckResponse.SERVING
+    for service in ("", SERVICE_NAME):
+        check = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=10)
+        assert check.status == serving
+    listed = stub.List(health_pb2.HealthListRequest(), timeout=10)
+    assert {name: s.status for name, s in listed.statuses.items()} == {
+        "": serving,
+        SERVICE_NAME: serving,
+    }
+
+
+BOT_WITH_OWN_STUBS = """
+import sys
+from hearts.v1 import hearts_pb2  # the bot's own stubs, generated from hearts.proto
+from referee.botkit import Bot, serve
+
+
+class OwnStubsBot(Bot):
+    name = "own-stubs"
+
+    def pass_cards(self, request):
+        return list(request.hand)[: request.count]
+
+    def play_card(self, request):
+        card = request.legal_moves[-1]
+        return hearts_pb2.Card(suit=card.suit, rank=card.rank)
+
+
+serve(OwnStubsBot())
+"""
+
+
+@pytest.mark.timeout(120)
+def test_a_bot_with_its_own_stubs_and_botkit_starts(tmp_path: pathlib.Path) -> None:
+    """docs/protocol.md step 1 (generate the stubs) together with referee.botkit."""
+    protoc = pytest.importorskip("grpc_tools.protoc")
+    stubs = tmp_path / "stubs"
+    stubs.mkdir()
+    made = protoc.main(
+        [
+            "protoc",
+            f"-I{ROOT / 'proto'}",
+            f"--python_out={stubs}",
+            f"--grpc_python_out={stubs}",
+            str(ROOT / "proto" / PROTO_NAME),
+        ]
+    )
+    assert made == 0
+    for package in ("hearts", "hearts/v1"):
+        (stubs / package / "__init__.py").touch()
+    (tmp_path / "bot.py").write_text(BOT_WITH_OWN_STUBS)
+    address = f"unix:{tmp_path / 'bot.sock'}"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(stubs), str(ROOT)])}
+    stderr = tmp_path / "stderr.log"
+    with open(stderr, "wb") as err:
+        bot = subprocess.Popen(
+            [sys.executable, str(tmp_path / "bot.py"), "--address", address],
+            cwd=tmp_path,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=err,
+            stderr=err,
+        )
+    try:
+        with grpc.insecure_channel(address) as channel:
+            health = health_pb2_grpc.HealthStub(channel)
+            deadline = time.monotonic() + 60
+            while True:
+                assert bot.poll() is None, f"the bot exited:\n{stderr.read_text()}"
+                try:
+                    check = health.Check(
+                        health_pb2.HealthCheckRequest(service=SERVICE_NAME), timeout=2
+                    )
+                    if check.status == health_pb2.HealthCheckResponse.SERVING:
+                        break
+                except grpc.RpcError:
+                    pass
+                assert time.monotonic() < deadline, f"never SERVING:\n{stderr.read_text()}"
+                time.sleep(0.1)
+            legal = [
+                pb.Card(suit=pb.SUIT_CLUBS, rank=pb.RANK_TWO),
+                pb.Card(suit=pb.SUIT_HEARTS, rank=pb.RANK_ACE),
+            ]
+            answer = pb_grpc.HeartsBotStub(channel).PlayCard(
+                pb.PlayCardRequest(game_id="g", seat=0, hand=legal, legal_moves=legal), timeout=10
+            )
+            assert answer.card == legal[-1]
+    finally:
+        bot.terminate()
+        bot.wait(timeout=10)
+    assert "duplicate symbol" not in stderr.read_text()
