@@ -23,7 +23,8 @@ supervisor then:
 - watches the read end of a pipe whose write end only the referee holds
   (``--parent-fd``): when the referee dies, even by SIGKILL, the pipe reads
   end-of-file at once and the supervisor takes the bot down. (Not a parent
-  death signal: that fires when the *thread* that started us ends.)
+  death signal: that fires when the *thread* that started us ends.) The bot
+  itself gets one (we have a single thread): it dies with the supervisor;
 - when the bot ends, kills whatever it left behind, removes its cgroups, says
   on stderr (the bot's stderr file) how it ended, and exits with the bot's exit
   code, 128 + the signal that killed it, or one of the EXIT_* codes below when
