@@ -35,12 +35,14 @@ import pathlib
 import re
 import threading
 import time
+import zlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from openskill.models import PlackettLuce
 
 from referee import seal
+from referee.gamelog import open_log
 from referee.safetext import printable
 from referee.standings import RANKING_KEYS, compute_standings
 from referee.tournament.folder import JournalError, Layout, TournamentError, TournamentState
@@ -567,7 +569,7 @@ _MS = re.compile(rb'"ms":')
 def _decisions(path: pathlib.Path) -> Iterator[tuple[int, str, float]]:
     """``(seat, decision id, ms)`` of every timed decision in a game log."""
     try:
-        with open(path, "rb") as handle:
+        with open_log(path) as handle:  # plain or gzip-compressed
             for line in handle:
                 if not _MS.search(line):
                     continue
@@ -578,7 +580,7 @@ def _decisions(path: pathlib.Path) -> Iterator[tuple[int, str, float]]:
                 ms, seat = record.get("ms"), record.get("seat")
                 if isinstance(ms, int | float) and isinstance(seat, int):
                     yield seat, str(record.get("decision", "")), float(ms)
-    except OSError:
+    except (OSError, EOFError, zlib.error):
         return
 
 
@@ -710,8 +712,10 @@ class Catalog:
             except Exception:
                 log.exception("indexing failed")
                 busy = False
-            if not busy:
-                self._stop.wait(max(0.0, self.interval_s - (time.monotonic() - started)))
+            # Busy (a long journal read, the scan of the logs): a short pause all the same, so
+            # that requests get the interpreter often.
+            pause = 0.05 if busy else self.interval_s - (time.monotonic() - started)
+            self._stop.wait(max(0.0, pause))
 
 
 def _find(root: pathlib.Path) -> Iterator[tuple[str, pathlib.Path]]:
