@@ -23,6 +23,7 @@ import logging
 import os
 import pathlib
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -114,6 +115,10 @@ def parse_bot(text: str, *, name: str | None = None, base: pathlib.Path | None =
     if text in BUILTIN_BOTS:
         return BotSpec(name=name or text, builtin=text, origin="built-in")
     if any(p in text for p in PLACEHOLDERS):
+        try:
+            shlex.split(text)
+        except ValueError as error:  # No closing quotation, say
+            raise BotSpecError(f"the command {text!r}: {str(error).lower()}") from None
         return BotSpec(
             name=name or _command_name(text),
             command=text,

@@ -31,14 +31,13 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import yaml
-
 from referee.bots import BotSpec, BotSpecError, parse_bot
 from referee.bwrap import SANDBOX_KINDS
-from referee.engine import MoonScoring, Rules, RulesError, TieRule
+from referee.engine import MAX_TARGET_SCORE, MoonScoring, Rules, RulesError, TieRule
 from referee.gauntlet_config import GAUNTLET_DEAL_SETS, GauntletConfig, parse_gauntlet
 from referee.policy import FaultPolicy, Limits, TimeControl
 from referee.standings import RANKING_KEYS
+from referee.yamlfile import YamlFileError, load_yaml
 
 __all__ = [
     "LIMIT_KEYS",
@@ -59,6 +58,10 @@ BOT_PROCESSES = ("shared", "per_table", "per_worker")
 BOT_LIFETIMES = ("game", "table", "run")
 #: Above this many tables, all combinations need an explicit ``schedule.max_tables``.
 MAX_FULL_TABLES = 10_000
+#: The most games of one tournament (a schedule is made, and kept, whole).
+MAX_GAMES = 1_000_000
+#: The longest build, in seconds (a day).
+MAX_BUILD_SECONDS = 24 * 3600
 
 _TOP_KEYS = (
     "name",
@@ -234,55 +237,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
-# Reading YAML ---------------------------------------------------------------------------
-
-
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """A safe loader that refuses a key given twice in one mapping."""
-
-
-def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node)  # type: ignore[no-untyped-call]
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"key {key!r} is given twice", key_node.start_mark
-            )
-        seen.add(key)
-    loader.flatten_mapping(node)
-    return {
-        loader.construct_object(k, deep=True): loader.construct_object(v, deep=True)  # type: ignore[no-untyped-call]
-        for k, v in node.value
-    }
-
-
-_UniqueKeyLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
-    _construct_mapping,  # type: ignore[arg-type]
-)
-
-
 def load_config(path: str | os.PathLike[str], *, cpu_count: int | None = None) -> TournamentConfig:
     """Read and check the tournament config at ``path``."""
     path = pathlib.Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
-    try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader subclass
-    except yaml.YAMLError as error:
-        raise ConfigError(f"{path}: not valid YAML: {_yaml_message(error)}") from None
+        data = load_yaml(path)  # not UTF-8, not YAML, a key twice, too deep: the line
+    except YamlFileError as error:
+        raise ConfigError(str(error)) from None
     return parse_config(data, path=path, cpu_count=cpu_count)
-
-
-def _yaml_message(error: yaml.YAMLError) -> str:
-    mark = getattr(error, "problem_mark", None)
-    problem = getattr(error, "problem", None) or str(error)
-    if mark is not None:
-        return f"line {mark.line + 1}, column {mark.column + 1}: {problem}"
-    return str(problem)
 
 
 # Checking -------------------------------------------------------------------------------
@@ -333,7 +295,8 @@ def _show(value: Any) -> str:
         return "a mapping"
     if isinstance(value, list):
         return "a list"
-    return repr(value)
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:60]}... ({len(text)} characters)"
 
 
 def parse_config(
@@ -468,7 +431,7 @@ def _rules(top: _Section) -> Rules:
     section = top.section("rules", fields)
     checks: dict[str, Callable[[str, Any], Any]] = {
         "num_players": _int_range(section, 3, 7),
-        "target_score": _int_range(section, 1),
+        "target_score": _int_range(section, 1, MAX_TARGET_SCORE),
         "moon_scoring": _choice(section, tuple(m.value for m in MoonScoring)),
         "tie_rule": _choice(section, tuple(t.value for t in TieRule)),
     }
@@ -486,7 +449,7 @@ def _rules(top: _Section) -> Rules:
 def _policy(top: _Section, key: str, kind: type[T]) -> T:
     fields = tuple(f.name for f in dataclasses.fields(kind))  # type: ignore[arg-type]
     section = top.section(key, fields)
-    values = {f: section.get(f, _int_range(section, 0), None) for f in fields}
+    values = {f: section.get(f, _int_range(section, 0, kind.maximum(f)), None) for f in fields}  # type: ignore[attr-defined]
     try:
         return kind(**{k: v for k, v in values.items() if v is not None})
     except ValueError as error:
@@ -501,7 +464,7 @@ def _schedule(top: _Section, num_bots: int, table_size: int) -> ScheduleConfig:
         deal_sets=section.get("deal_sets", _int_range(section, 1), 1),
         duplicate=section.get("duplicate", boolean, True),
         all_permutations=section.get("all_permutations", boolean, False),
-        max_tables=section.get("max_tables", _int_range(section, 1), None),
+        max_tables=section.get("max_tables", _int_range(section, 1, MAX_FULL_TABLES), None),
     )
     if schedule.all_permutations and not schedule.duplicate:
         raise section.error(
@@ -520,15 +483,41 @@ def _schedule(top: _Section, num_bots: int, table_size: int) -> ScheduleConfig:
             f"{num_bots} bots make {tables} tables of {table_size}; "
             f"set max_tables (at most {MAX_FULL_TABLES}) for a balanced sample",
         )
+    _check_size(section, schedule, min(tables, schedule.max_tables or tables), table_size)
     return schedule
+
+
+def _check_size(section: _Section, schedule: ScheduleConfig, tables: int, size: int) -> None:
+    """Refuse, up front, a schedule of more than :data:`MAX_GAMES` games (it would never end)."""
+    if not schedule.duplicate:
+        seatings = 1
+    elif schedule.all_permutations:
+        seatings = math.factorial(size)
+    else:
+        seatings = size
+    games = tables * schedule.deal_sets * seatings
+    if games > MAX_GAMES:
+        raise section.error(
+            section.path("deal_sets"),
+            f"{tables} table(s) x {schedule.deal_sets} deal set(s) x {seatings} seating(s) "
+            f"make {games:,} games; at most {MAX_GAMES:,} fit in one tournament",
+        )
 
 
 def _build(top: _Section) -> BuildConfig:
     section = top.section("build", _BUILD_KEYS)
 
     def seconds(key_path: str, value: Any) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-            raise section.error(key_path, f"expected a positive number of seconds, got {value!r}")
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not 0 < value <= MAX_BUILD_SECONDS  # NaN fails this too
+        ):
+            raise section.error(
+                key_path,
+                f"expected a number of seconds above 0, at most {MAX_BUILD_SECONDS}, "
+                f"got {_show(value)}",
+            )
         return float(value)
 
     return BuildConfig(
@@ -564,10 +553,12 @@ def _limits(parent: _Section, key: str, data: Any) -> dict[str, int]:
 
     def size(key_path: str, value: Any) -> int:
         number = _size_value(value)
-        if number is None or number < 0:
+        top = Limits.maximum(key_path.rsplit(".", 1)[-1])
+        if number is None or not 0 <= number <= top:
             raise section.error(
                 key_path,
-                f"expected an integer, 0 for no limit (or a size like 512M), got {_show(value)}",
+                f"expected an integer, 0 for no limit (or a size like 512M), at most {top}, "
+                f"got {_show(value)}",
             )
         return number
 
@@ -582,7 +573,7 @@ def _size_value(value: Any) -> int | None:
     if not isinstance(value, str):
         return None
     match = _SIZE.match(value)
-    if not match:
+    if not match or len(match.group(1)) > 30:
         return None
     unit = (match.group(2) or "B").upper()[0]
     return int(match.group(1)) * {"B": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[unit]
@@ -594,6 +585,16 @@ def _bots(top: _Section, base: pathlib.Path, sandbox: str) -> tuple[BotSpec, ...
         raise top.error(
             "bots", f"expected a mapping of bot names to bots (name: random), got {_show(data)}"
         )
+    seen: dict[str, Any] = {}
+    for name in data:
+        # YAML types keys: 1 and "1", true and "True" are distinct keys but one bot name.
+        if str(name) in seen:
+            raise top.error(
+                f"bots.{name}",
+                f"the bot name {str(name)!r} is given twice ({seen[str(name)]!r} and {name!r}); "
+                "bot names must be unique",
+            )
+        seen[str(name)] = name
     return tuple(_bot(top, str(name), value, base, sandbox) for name, value in data.items())
 
 

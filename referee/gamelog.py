@@ -124,6 +124,10 @@ def read_log(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]
             except json.JSONDecodeError as error:
                 truncated = "" if line.endswith("\n") else " (the file ends mid-line: truncated?)"
                 raise LogError(path, number, f"not JSON: {error.msg}{truncated}") from None
+            except ValueError:  # an integer of thousands of digits
+                raise LogError(path, number, "not a log record: a number too long") from None
+            except RecursionError:
+                raise LogError(path, number, "not a log record: nested too deeply") from None
             if not isinstance(record, dict) or "type" not in record:
                 raise LogError(path, number, "not a log record (an object with a 'type')")
             if number == 1:

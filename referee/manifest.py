@@ -17,9 +17,10 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import pathlib
+import shlex
 from typing import Any
 
-import yaml
+from referee.yamlfile import YamlFileError, load_yaml
 
 __all__ = ["MANIFEST_NAME", "Manifest", "ManifestError", "load_manifest"]
 
@@ -52,12 +53,12 @@ def load_manifest(folder: str | pathlib.Path) -> Manifest:
     """Read and check ``folder/bot.yaml``."""
     folder = pathlib.Path(folder).resolve()
     path = folder / MANIFEST_NAME
+    if not path.is_file():
+        raise ManifestError(f"{path}: no {MANIFEST_NAME} in this folder")
     try:
-        data: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ManifestError(f"{path}: no {MANIFEST_NAME} in this folder") from None
-    except yaml.YAMLError as error:
-        raise ManifestError(f"{path}: not valid YAML: {error}") from None
+        data: Any = load_yaml(path)  # not UTF-8, not YAML, a key twice, too deep: the line
+    except YamlFileError as error:
+        raise ManifestError(str(error)) from None
     if not isinstance(data, dict):
         raise ManifestError(f"{path}: expected a mapping of keys (name, run, ...)")
     known = _REQUIRED + _OPTIONAL
@@ -80,6 +81,14 @@ def load_manifest(folder: str | pathlib.Path) -> Manifest:
             f"{path}: key 'run' must contain {{address}} (where the bot serves; "
             f"or {{port}} for a bot run without a sandbox): {values['run']!r}"
         )
+    for key in ("run", "build"):
+        if key in values:
+            try:
+                shlex.split(values[key])
+            except ValueError as error:  # No closing quotation, say
+                raise ManifestError(
+                    f"{path}: key {key!r}: {str(error).lower()}: {values[key]!r}"
+                ) from None
     if not values["name"].strip():
         raise ManifestError(f"{path}: key 'name' must not be empty")
     return Manifest(folder=folder, **values)

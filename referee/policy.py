@@ -6,6 +6,9 @@ import dataclasses
 
 __all__ = ["FaultPolicy", "Limits", "TimeControl"]
 
+_HOUR_MS = 3600 * 1000
+_TIB = 1024**4
+
 
 class _Settings:
     """Settings that are all non-negative integers, checked on creation."""
@@ -13,14 +16,21 @@ class _Settings:
     __slots__ = ()
     #: Shown after "a non-negative integer" in errors, e.g. " (ms)".
     _unit = ""
+    #: The largest value of each field: far above any sensible setting, far below a hang.
+    _maximum: dict[str, int] = {}  # noqa: RUF012 (a constant of the class, not a field)
+
+    @classmethod
+    def maximum(cls, name: str) -> int:
+        """The largest value the field ``name`` accepts."""
+        return cls._maximum[name]
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):  # type: ignore[arg-type]
             value = getattr(self, f.name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise ValueError(
-                    f"{f.name} must be a non-negative integer{self._unit}, not {value!r}"
-                )
+            top = self._maximum[f.name]
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= top:
+                shown = repr(value) if len(repr(value)) < 40 else f"{repr(value)[:30]}..."
+                raise ValueError(f"{f.name} must be an integer 0 to {top}{self._unit}, not {shown}")
 
     def to_dict(self) -> dict[str, int]:
         return dataclasses.asdict(self)  # type: ignore[call-overload]
@@ -48,6 +58,13 @@ class TimeControl(_Settings):
     startup_timeout_ms: int = 30000
 
     _unit = " (ms)"
+    _maximum = {  # noqa: RUF012
+        "move_time_ms": _HOUR_MS,
+        "time_bank_ms": 24 * _HOUR_MS,
+        "grace_ms": 60_000,
+        "notify_timeout_ms": _HOUR_MS,
+        "startup_timeout_ms": _HOUR_MS,
+    }
 
     def __post_init__(self) -> None:
         _Settings.__post_init__(self)  # not super(): slots=True makes a new class
@@ -70,6 +87,12 @@ class FaultPolicy(_Settings):
     max_restarts: int = 3
     #: Largest message accepted from a bot, in bytes.
     max_message_bytes: int = 64 * 1024
+
+    _maximum = {  # noqa: RUF012
+        "max_faults": 1_000_000,
+        "max_restarts": 1_000_000,
+        "max_message_bytes": 64 * 1024**2,
+    }
 
     def __post_init__(self) -> None:
         _Settings.__post_init__(self)  # not super(): slots=True makes a new class
@@ -107,3 +130,14 @@ class Limits(_Settings):
     disk_bytes: int = 256 * 1024**2
     #: CPU share as a percentage of one core (cgroup CPU quota); 0 for no cap.
     cpu_percent: int = 0
+
+    _maximum = {  # noqa: RUF012
+        "memory_bytes": _TIB,
+        "cpu_seconds": 366 * 24 * 3600,
+        "processes": 4 * 1024**2,
+        "open_files": 1024**2,
+        "output_bytes": _TIB,
+        "address_space_bytes": 128 * _TIB,
+        "disk_bytes": _TIB,
+        "cpu_percent": 100 * 1024,
+    }

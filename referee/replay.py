@@ -433,6 +433,13 @@ class _Builder:
             hand.tricks.append(trick)
         elif number != trick.number:
             raise RecordError(f"a play to trick {number} while trick {trick.number} is open")
+        else:
+            due = (trick.leader + len(trick.plays)) % self.game.n
+            if seat != due:
+                raise RecordError(
+                    f"a play of seat {seat} to trick {number}, where seat {due} was due "
+                    "(a play given twice, or out of turn)"
+                )
         move = PlayMove(
             seat=seat,
             card=record.card,

@@ -60,7 +60,13 @@ from referee.gamelog import (
     parse_record,
 )
 from referee.replay import read_records
-from referee.tournament.folder import Layout, TournamentError, load_standings
+from referee.tournament.folder import (
+    Layout,
+    TournamentError,
+    entry_problem,
+    load_standings,
+    state_problem,
+)
 
 __all__ = [
     "Discrepancy",
@@ -802,11 +808,15 @@ def _read_state(root: pathlib.Path, report: FolderReport) -> dict[str, Any] | No
         return None
     try:
         state = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, RecursionError) as error:
         report.problems.append(Discrepancy(path=str(path), line=0, message=f"unreadable: {error}"))
         return None
     if not isinstance(state, dict):
         report.problems.append(Discrepancy(path=str(path), line=0, message="not a JSON object"))
+        return None
+    problem = state_problem(state)
+    if problem:
+        report.problems.append(Discrepancy(path=str(path), line=0, message=problem))
         return None
     return state
 
@@ -917,13 +927,25 @@ def _read_journal(
                     continue
             try:
                 entry = json.loads(raw)
-            except ValueError as error:
-                message = error.msg if isinstance(error, json.JSONDecodeError) else str(error)
+            except (ValueError, RecursionError) as error:
+                message = (
+                    error.msg if isinstance(error, json.JSONDecodeError) else "too long or deep"
+                )
                 report.problems.append(
                     Discrepancy(path=str(path), line=number, message=f"not JSON: {message}")
                 )
                 continue
             if isinstance(entry, dict):
+                problem = entry_problem(entry) if isinstance(entry.get("type"), str) else None
+                if problem:
+                    report.problems.append(
+                        Discrepancy(
+                            path=str(path),
+                            line=number,
+                            message=f"a {entry['type']} entry: {problem}",
+                        )
+                    )
+                    continue
                 entries.append((number, entry))
     return entries
 
@@ -932,7 +954,7 @@ def _game_id_of(raw: bytes) -> str:
     """The game id a journal line claims (for the notes only), or ""."""
     try:
         entry = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return ""
     return str(entry.get("game_id", "")) if _is_game_entry(entry) else ""
 
@@ -1097,7 +1119,7 @@ def _schedule_note(root: pathlib.Path, games: int, report: FolderReport) -> None
     try:
         state = json.loads((root / STATE_NAME).read_text(encoding="utf-8"))
         scheduled = state.get("games_scheduled")
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):
         return
     config = state.get("config") if isinstance(state, dict) else None
     gauntlet = isinstance(config, dict) and config.get("gauntlet")
@@ -1130,7 +1152,7 @@ def _check_standings(
         return
     try:
         saved = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, RecursionError) as error:
         report.problems.append(Discrepancy(path=str(path), line=0, message=f"unreadable: {error}"))
         return
     try:

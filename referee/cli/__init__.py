@@ -8,9 +8,13 @@ import sys
 import click
 
 from referee import __version__
+from referee.cli.errors import RefereeGroup
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(
+    cls=RefereeGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.version_option(__version__, prog_name="referee")
 @click.option("-v", "--verbose", count=True, help="More log output on stderr (-v info, -vv debug).")
 def cli(verbose: int) -> None:

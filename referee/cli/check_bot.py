@@ -12,14 +12,15 @@ import click
 
 from referee.bots import BotSpecError, parse_bot
 from referee.checkbot import check_bot as run_checks
-from referee.cli.options import check_sandbox_or_fail, sandbox_option
+from referee.cli.options import SECONDS, check_sandbox_or_fail, sandbox_option
+from referee.policy import TimeControl
 
 
 @click.command("check-bot")
 @click.argument("bot", metavar="BOT")
 @click.option(
     "--move-time-ms",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, TimeControl.maximum("move_time_ms")),
     default=1000,
     show_default=True,
     help="The time control: every decision must be answered within this.",
@@ -47,7 +48,7 @@ from referee.cli.options import check_sandbox_or_fail, sandbox_option
 )
 @click.option(
     "--startup-timeout-s",
-    type=click.FloatRange(min=0.1),
+    type=SECONDS,
     default=30.0,
     show_default=True,
     help="How long a launched bot may take to start serving.",
@@ -116,6 +117,13 @@ def check_bot(
         stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", spec.name).strip("-") or "bot"
         out_dir = pathlib.Path("runs") / f"check-bot-{safe}-{stamp}"
+
+    if full_game and (out_dir / "game.jsonl").exists():
+        raise click.BadParameter(
+            f"{out_dir} already holds a game ({out_dir / 'game.jsonl'}); check-bot never "
+            "writes over one: choose another folder",
+            param_hint="--out",
+        )
 
     def progress(message: str) -> None:
         if output_format == "text":

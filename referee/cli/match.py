@@ -111,8 +111,20 @@ def match(
         seed = secrets.randbits(64)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out_dir = out_dir or pathlib.Path("runs") / f"match-{stamp}-{seed}"
-    out_dir.mkdir(parents=True, exist_ok=True)
     log_path = out_dir / "game.jsonl"
+    if log_path.exists() or log_path.is_symlink():
+        raise click.BadParameter(
+            f"{out_dir} already holds a game ({log_path}); a match never writes over one: "
+            "choose another folder",
+            param_hint="--out",
+        )
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise click.BadParameter(
+            f"cannot make the folder {out_dir}: {error.filename or out_dir}: {error.strerror}",
+            param_hint="--out",
+        ) from None
     if build:
         for spec in specs:
             if spec.build:

@@ -8,10 +8,31 @@ from typing import Any
 import click
 
 from referee.bwrap import SANDBOX_KINDS, SandboxUnavailable, check_sandbox
-from referee.engine import MoonScoring, Rules, RulesError, TieRule
+from referee.engine import MAX_TARGET_SCORE, MoonScoring, Rules, RulesError, TieRule
 from referee.policy import FaultPolicy, TimeControl
 
 F = Callable[..., Any]
+
+
+class _Seconds(click.ParamType):
+    """A startup timeout in seconds: a finite number from 0.1 to an hour."""
+
+    name = "seconds"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        top = TimeControl.maximum("startup_timeout_ms") / 1000
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not 0.1 <= number <= top:  # NaN fails this too
+            self.fail(f"{value!r} is not a number of seconds from 0.1 to {top:g}", param, ctx)
+        return number
+
+
+SECONDS = _Seconds()
 
 
 def rules_options(f: F) -> F:
@@ -27,7 +48,7 @@ def rules_options(f: F) -> F:
         click.option(
             "--target",
             "target_score",
-            type=click.IntRange(min=1),
+            type=click.IntRange(1, MAX_TARGET_SCORE),
             default=100,
             show_default=True,
             help="V4: the target score that ends the game.",
@@ -80,28 +101,28 @@ def time_options(f: F) -> F:
     options = [
         click.option(
             "--move-time-ms",
-            type=click.IntRange(min=1),
+            type=click.IntRange(1, TimeControl.maximum("move_time_ms")),
             default=1000,
             show_default=True,
             help="Free time per decision.",
         ),
         click.option(
             "--time-bank-ms",
-            type=click.IntRange(min=0),
+            type=click.IntRange(0, TimeControl.maximum("time_bank_ms")),
             default=0,
             show_default=True,
             help="Per-game time bank per seat; overruns are charged to it.",
         ),
         click.option(
             "--max-faults",
-            type=click.IntRange(min=0),
+            type=click.IntRange(0, FaultPolicy.maximum("max_faults")),
             default=5,
             show_default=True,
             help="Faults in one game after which a seat forfeits it (0: never).",
         ),
         click.option(
             "--startup-timeout-s",
-            type=click.FloatRange(min=0.1),
+            type=SECONDS,
             default=30.0,
             show_default=True,
             help="How long a launched bot may take to start.",

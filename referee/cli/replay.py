@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import pathlib
 import sys
 from typing import Any
@@ -13,13 +15,20 @@ from referee.gamelog import LogError
 from referee.render_text import render_chunks
 from referee.replay import COMPASS, Game, load_game
 from referee.safetext import printable
-from referee.tournament.folder import TournamentError, game_entries, game_log_path
+from referee.tournament.folder import (
+    TournamentError,
+    game_entries,
+    game_log_path,
+    recorded_file,
+)
 
 __all__ = ["replay"]
 
 #: The most characters shown of a name read from a log or journal (bot, game id), and of a message.
 _NAME_CHARS = 64
 _TEXT_CHARS = 1000
+#: What marks a page as a replay page written by the referee (referee/templates/replay.html).
+_GENERATOR = b'<meta name="generator" content="hearts-referee replay">'
 
 
 def _name(text: object) -> str:
@@ -44,6 +53,12 @@ def _name(text: object) -> str:
     help="Write a self-contained HTML replay to this file instead.",
 )
 @click.option(
+    "--force",
+    is_flag=True,
+    help="With --html: replace a file that is not a replay page (never a file the referee "
+    "recorded).",
+)
+@click.option(
     "--color/--no-color",
     default=None,
     help="Colour the suits (default: when the output is a terminal).",
@@ -55,6 +70,7 @@ def replay(
     seat: str | None,
     step: bool,
     html_out: pathlib.Path | None,
+    force: bool,
     color: bool | None,
 ) -> None:
     """Replay a game: every deal, pass and trick, with faults, scores and totals.
@@ -77,6 +93,8 @@ def replay(
         source = _game_log(source, game_id)
     elif game_id is not None:
         raise click.UsageError("--game picks a game from a tournament folder, not from a log")
+    if html_out is not None:
+        _check_html_target(html_out, source, force=force)
     game = _load(source)
     viewer = _parse_seat(game, seat) if seat is not None else None
     if hand is not None and not any(h.number == hand for h in game.hands):
@@ -96,6 +114,17 @@ def _load(path: pathlib.Path) -> Game:
     if game.damage is not None:
         click.echo(
             f"warning: {printable(str(game.damage), _TEXT_CHARS)}; showing the game up to there",
+            err=True,
+        )
+    elif game.end is None and game.abort is None:
+        what = (
+            "holds only its game header"
+            if not game.hands
+            else "has no game_end record: the game is unfinished, or the log was cut"
+        )
+        click.echo(
+            f"warning: {printable(str(path), _TEXT_CHARS)}:{game.last_line}: the log {what}; "
+            "showing the game up to there",
             err=True,
         )
     return game
@@ -131,18 +160,60 @@ def _read_key() -> str:
         return sys.stdin.read(1)
 
 
+def _check_html_target(out: pathlib.Path, source: pathlib.Path, *, force: bool) -> None:
+    """Refuse to write over a recorded file, or over a file not ours without --force."""
+    what = recorded_file(out)
+    if what is None and out.exists() and out.resolve() == source.resolve():
+        what = "the log being replayed"
+    if what is not None:
+        raise click.BadParameter(
+            f"{out} is {what}, recorded by the referee: it is never written over; "
+            "choose another file",
+            param_hint="--html",
+        )
+    if out.is_dir():
+        raise click.BadParameter(f"{out} is a folder; give a file name", param_hint="--html")
+    if out.exists() and not out.is_file():
+        raise click.BadParameter(f"{out} is not a regular file", param_hint="--html")
+    if out.is_file() and not force and not _is_replay_page(out):
+        raise click.BadParameter(
+            f"{out} exists and is not a replay page written by the referee; use --force to "
+            "replace it",
+            param_hint="--html",
+        )
+
+
+def _is_replay_page(path: pathlib.Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return _GENERATOR in handle.read(4096)
+    except OSError:
+        return False
+
+
 def _write_html(game: Game, out: pathlib.Path, viewer: int | None, hand: int | None) -> None:
     from referee.render_html import render_html
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_html(game, seat=viewer, hand=hand), encoding="utf-8")
+    page = render_html(game, seat=viewer, hand=hand)
+    tmp = out.with_name(f".{out.name}.tmp")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(page, encoding="utf-8")
+        os.replace(tmp, out)  # a failed write leaves the old file as it was
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        where = error.filename or out
+        raise click.BadParameter(
+            f"cannot write {out}: {where}: {error.strerror}", param_hint="--html"
+        ) from None
     click.echo(f"wrote {out}: open it in a browser (file://{out.resolve()})", err=True)
 
 
 def _parse_seat(game: Game, text: str) -> int:
     """A seat from its number, its compass letter (at four) or its bot's name."""
     value = text.strip()
-    if value.isdigit() and int(value) < game.n:
+    if value.isascii() and value.isdigit() and int(value) < game.n:
         return int(value)
     if game.n == 4 and value.upper() in COMPASS:
         return COMPASS.index(value.upper())

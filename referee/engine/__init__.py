@@ -41,7 +41,14 @@ from referee.engine.errors import (
 from referee.engine.faults import LIMIT_KINDS, NOT_RECORDED, FaultKind
 from referee.engine.legal import LegalCase, legal_case
 from referee.engine.replay import ReplayError, replay
-from referee.engine.rules import MoonScoring, PassDirection, Rules, RulesError, TieRule
+from referee.engine.rules import (
+    MAX_TARGET_SCORE,
+    MoonScoring,
+    PassDirection,
+    Rules,
+    RulesError,
+    TieRule,
+)
 from referee.engine.state import (
     Action,
     GameState,
@@ -61,6 +68,7 @@ __all__ = [
     "HEARTS",
     "JACK_OF_DIAMONDS",
     "LIMIT_KINDS",
+    "MAX_TARGET_SCORE",
     "NOT_RECORDED",
     "QUEEN_OF_SPADES",
     "SUIT_MASKS",

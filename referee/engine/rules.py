@@ -8,6 +8,7 @@ import enum
 from referee.engine.cards import ALL_CARDS, QUEEN_OF_SPADES, Card, Suit, mask_of, parse_cards
 
 __all__ = [
+    "MAX_TARGET_SCORE",
     "MoonScoring",
     "PassDirection",
     "Rules",
@@ -73,6 +74,10 @@ _FOUR_PLAYER_CYCLE = (
 _OTHER_CYCLE = (PassDirection.LEFT, PassDirection.RIGHT)
 
 
+#: The largest target score: a game to it takes some 1,500 hands (a game to 100, about 10).
+MAX_TARGET_SCORE = 10_000
+
+
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class Rules:
     """One rule set. The defaults are the marked defaults of RULES.md.
@@ -111,10 +116,11 @@ class Rules:
         if (
             not isinstance(self.target_score, int)
             or isinstance(self.target_score, bool)
-            or self.target_score <= 0
+            or not 0 < self.target_score <= MAX_TARGET_SCORE
         ):
             raise RulesError(
-                f"target_score must be a positive integer (V4), not {self.target_score!r}"
+                f"target_score must be an integer 1 to {MAX_TARGET_SCORE} (V4), "
+                f"not {self.target_score!r}"
             )
         # Accept the enum values' strings too, as configs and logs hold them.
         for name, kind in (("moon_scoring", MoonScoring), ("tie_rule", TieRule)):

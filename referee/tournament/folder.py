@@ -17,6 +17,7 @@ import dataclasses
 import difflib
 import json
 import logging
+import math
 import os
 import pathlib
 import threading
@@ -39,11 +40,14 @@ __all__ = [
     "TournamentError",
     "TournamentState",
     "authenticated_journal",
+    "entry_problem",
     "game_entries",
     "game_log_path",
     "journal_entry",
     "load_standings",
     "read_journal",
+    "recorded_file",
+    "state_problem",
     "write_atomic",
 ]
 
@@ -102,6 +106,26 @@ class Layout:
     def standings_txt(self) -> pathlib.Path:
         return self.root / "standings.txt"
 
+    def check(self) -> None:
+        """Refuse a folder the referee cannot write into: the root or a subfolder not a folder.
+
+        Checked before anything is written, so that a resumed run fails up front
+        rather than after appending to the journal.
+        """
+        for path in (self.root, self.games, self.bots, self.builds):
+            if (path.exists() or path.is_symlink()) and not path.is_dir():
+                what = "the output folder" if path == self.root else f"its {path.name} folder"
+                raise TournamentError(
+                    f"{path} is a file, not a folder ({what}); move it away or choose another "
+                    "output folder (--out)"
+                )
+            if path == self.root and not path.exists():
+                for parent in path.parents:
+                    if parent.exists() and not parent.is_dir():
+                        raise TournamentError(
+                            f"{parent} is a file, so the output folder {path} cannot be made"
+                        )
+
     def game_log(self, game_id: str) -> pathlib.Path:
         return self.games / f"{game_id}.jsonl"
 
@@ -148,7 +172,7 @@ class TournamentState:
     def load(cls, path: pathlib.Path) -> TournamentState:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
+        except (OSError, ValueError, RecursionError) as error:
             raise TournamentError(f"{path}: cannot read the tournament state: {error}") from None
         if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
             raise TournamentError(f"{path}: not a tournament state file ({STATE_FORMAT})")
@@ -156,11 +180,65 @@ class TournamentState:
             raise TournamentError(
                 f"{path}: state version {data.get('version')!r}; this referee reads {STATE_VERSION}"
             )
+        problem = state_problem(data)
+        if problem:
+            raise TournamentError(f"{path}: {problem}")
         fields = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in fields})
 
     def save(self, path: pathlib.Path) -> None:
         write_atomic(path, json.dumps(self.to_dict(), indent=2) + "\n")
+
+
+#: The files the referee records at the top of a tournament folder (and ``game.jsonl``, a match's).
+_RECORDED_NAMES = (
+    "journal.jsonl",
+    "tournament.json",
+    "key",
+    "config.yaml",
+    "standings.json",
+    "standings.txt",
+    "game.jsonl",
+    "gauntlet.json",
+    "gauntlet.txt",
+)
+#: The first bytes of the JSON Lines files the referee writes.
+_RECORDED_STARTS = (b'{"type":"game","format":"hearts-referee/', b'{"type":"journal"')
+
+
+def recorded_file(path: str | os.PathLike[str]) -> str | None:
+    """What ``path`` is, when it is a file the referee recorded (None when it is not).
+
+    A file the referee recorded is never written over by another command (a
+    replay page written onto the log it shows, say): a game log or journal
+    wherever it is, and the files of a tournament or match folder (its
+    ``journal.jsonl``, ``tournament.json``, ``key``, ``games/``, ``builds/``,
+    ``bots/``, standings).
+    """
+    path = pathlib.Path(path)
+    try:
+        with open(path, "rb") as handle:
+            start = handle.read(64)
+    except OSError:
+        start = b""
+    if start.startswith(_RECORDED_STARTS):
+        return "a game log or journal"
+    folders = [path.parent, *path.parent.parents][:3]
+    for depth, folder in enumerate(folders):
+        layout = Layout(folder)
+        if not (
+            layout.state.is_file()
+            or layout.journal.is_file()
+            or (folder / seal.KEY_NAME).is_file()
+            or (folder / "game.jsonl").is_file()
+        ):
+            continue
+        inside = path.relative_to(folder).parts
+        if depth == 0 and path.name in _RECORDED_NAMES:
+            return f"the {path.name} of {folder}"
+        if inside[0] in ("games", "builds", "bots"):
+            return f"a file of {folder / inside[0]}"
+    return None
 
 
 def write_atomic(path: pathlib.Path, text: str) -> None:
@@ -207,11 +285,185 @@ def _journal_lines(path: pathlib.Path, key: bytes | None) -> Iterator[tuple[int,
                     raise JournalError(f"{path}:{number}: {error}") from None
             try:
                 entry = json.loads(line)
-            except ValueError as error:
-                raise JournalError(f"{path}:{number}: not JSON: {error}") from None
-            if not isinstance(entry, dict) or "type" not in entry:
+            except (ValueError, RecursionError) as error:
+                raise JournalError(f"{path}:{number}: not JSON: {_json_error(error)}") from None
+            if not isinstance(entry, dict) or not isinstance(entry.get("type"), str):
                 raise JournalError(f"{path}:{number}: not a journal entry (an object with a type)")
+            problem = entry_problem(entry)
+            if problem:
+                raise JournalError(f"{path}:{number}: a {entry['type']} entry: {problem}")
             yield number, entry
+
+
+# What each known entry type must hold, key by key: (required, check, expected).
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**128
+
+
+def _is_number(value: Any) -> bool:
+    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)
+
+
+def _ints(value: Any) -> bool:
+    return isinstance(value, list) and all(_is_int(v) for v in value)
+
+
+def _strs(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+_GAME_KEYS: dict[str, tuple[bool, Any, str]] = {
+    "game_id": (True, lambda v: isinstance(v, str) and v, "a game id (a string)"),
+    "seed": (False, lambda v: _is_int(v) or isinstance(v, str), "an integer or a string"),
+    "bots": (True, lambda v: _strs(v) and 3 <= len(v) <= 7, "a list of 3 to 7 bot names"),
+    "scores": (True, _ints, "a list of integers, one per seat"),
+    "placements": (True, _ints, "a list of placements, one per seat"),
+    "winners": (True, _ints, "a list of seats"),
+    "hand_scores": (
+        True,
+        lambda v: isinstance(v, list) and all(_ints(h) for h in v),
+        "a list of hands, each a list of integers",
+    ),
+    "moons": (True, _ints, "a list of integers, one per seat"),
+    "faults": (
+        True,
+        lambda v: (
+            isinstance(v, list)
+            and all(
+                isinstance(f, dict) and all(isinstance(k, str) and _is_int(n) for k, n in f.items())
+                for f in v
+            )
+        ),
+        "a list of {kind: count}, one per seat",
+    ),
+    "forfeited": (
+        True,
+        lambda v: isinstance(v, list) and all(isinstance(f, bool) for f in v),
+        "a list of true/false, one per seat",
+    ),
+    "decisions": (True, _ints, "a list of integers, one per seat"),
+    "think_ms": (
+        True,
+        lambda v: isinstance(v, list) and all(_is_number(t) for t in v),
+        "a list of numbers, one per seat",
+    ),
+    "duration_s": (False, _is_number, "a number"),
+    "meta": (False, lambda v: isinstance(v, dict), "an object"),
+    "index": (True, lambda v: _is_int(v) and v >= 0, "a position in the schedule (0, 1, ...)"),
+    "table": (False, lambda v: _is_int(v) and v >= 1, "a table number (1, 2, ...)"),
+    "deal_set": (False, lambda v: _is_int(v) and v >= 1, "a deal set number (1, 2, ...)"),
+    "seating": (False, lambda v: _is_int(v) and v >= 1, "a seating number (1, 2, ...)"),
+    "log_path": (False, lambda v: isinstance(v, str) and v, "a path in the folder"),
+    "log_mac": (False, lambda v: isinstance(v, str), "a MAC (64 hex digits)"),
+    "run": (False, lambda v: _is_int(v) and v >= 1, "a run number (1, 2, ...)"),
+}
+_RUN_KEYS: dict[str, tuple[bool, Any, str]] = {
+    "run": (True, lambda v: _is_int(v) and v >= 1, "a run number (1, 2, ...)"),
+    "name": (False, lambda v: isinstance(v, str), "a name"),
+    "seed": (False, _is_int, "an integer"),
+    "participants": (False, lambda v: v is None or _strs(v), "a list of bot names"),
+    "excluded": (
+        False,
+        lambda v: isinstance(v, dict) and all(isinstance(r, str) for r in v.values()),
+        "an object of bot name: reason",
+    ),
+    "games_scheduled": (False, lambda v: v is None or (_is_int(v) and v >= 0), "a number"),
+    "games_left": (False, lambda v: v is None or (_is_int(v) and v >= 0), "a number"),
+}
+_BOT_KEYS: dict[str, tuple[bool, Any, str]] = {
+    "bot": (True, lambda v: isinstance(v, str), "a bot name"),
+    "status": (False, lambda v: isinstance(v, str), "a status"),
+    "run": (False, lambda v: _is_int(v) and v >= 1, "a run number (1, 2, ...)"),
+    "reason": (False, lambda v: v is None or isinstance(v, str), "a string"),
+    "table": (False, lambda v: v is None or _is_int(v), "a table number"),
+}
+_ENTRY_KEYS = {"game": _GAME_KEYS, "run": _RUN_KEYS, "bot": _BOT_KEYS}
+_PER_SEAT = ("scores", "placements", "moons", "faults", "forfeited", "decisions", "think_ms")
+
+
+_STATE_KEYS: dict[str, tuple[bool, Any, str]] = {
+    "name": (True, lambda v: isinstance(v, str) and v, "the tournament's name"),
+    "config_hash": (True, lambda v: isinstance(v, str) and v, "the config's hash (hex digits)"),
+    "config": (
+        True,
+        lambda v: (
+            isinstance(v, dict)
+            and all(isinstance(v.get(k, {}), dict) for k in ("bots", "rules", "schedule"))
+        ),
+        "the canonical config (an object whose bots, rules and schedule are objects)",
+    ),
+    "seed": (True, _is_int, "an integer"),
+    "participants": (False, lambda v: v is None or _strs(v), "a list of bot names"),
+    "excluded": (
+        False,
+        lambda v: isinstance(v, dict) and all(isinstance(r, str) for r in v.values()),
+        "an object of bot name: reason",
+    ),
+    "games_scheduled": (False, lambda v: v is None or (_is_int(v) and v >= 0), "a number"),
+    "ranking": (False, lambda v: isinstance(v, str), "a ranking key"),
+    "created_at": (False, lambda v: isinstance(v, str), "a time"),
+    "referee_version": (False, lambda v: isinstance(v, str), "a version"),
+    "key_id": (False, lambda v: v is None or isinstance(v, str), "the key's id (hex digits)"),
+}
+
+
+def state_problem(data: Mapping[str, Any]) -> str | None:
+    """What is wrong with the fields of ``tournament.json`` ("key: expected ..."), or None."""
+    return _keys_problem(data, _STATE_KEYS)
+
+
+def _keys_problem(data: Mapping[str, Any], keys: dict[str, tuple[bool, Any, str]]) -> str | None:
+    for key, (required, check, expected) in keys.items():
+        if key not in data:
+            if required:
+                return f"{key}: missing; expected {expected}"
+            continue
+        if not check(data[key]):
+            return f"{key}: expected {expected}, got {_shown(data[key])}"
+    return None
+
+
+def entry_problem(entry: Mapping[str, Any]) -> str | None:
+    """What is wrong with a journal entry of a known type ("key: expected ..."), or None.
+
+    Types and keys this referee does not know are left alone (docs/config.md).
+    """
+    problem = _keys_problem(entry, _ENTRY_KEYS.get(entry["type"], {}))
+    if problem or entry["type"] != "game":
+        return problem
+    seats = len(entry["bots"])
+    for key in _PER_SEAT:
+        if len(entry[key]) != seats:
+            return f"{key}: {len(entry[key])} values for {seats} seats"
+    for number, hand in enumerate(entry["hand_scores"], start=1):
+        if len(hand) != seats:
+            return f"hand_scores: hand {number} has {len(hand)} values for {seats} seats"
+    if any(not 0 <= w < seats for w in entry["winners"]):
+        return f"winners: expected seats 0 to {seats - 1}, got {_shown(entry['winners'])}"
+    if any(not 1 <= p <= seats for p in entry["placements"]):
+        return f"placements: expected 1 to {seats}, got {_shown(entry['placements'])}"
+    return None
+
+
+def _json_error(error: Exception) -> str:
+    if isinstance(error, json.JSONDecodeError):
+        return str(error)
+    if isinstance(error, RecursionError):
+        return "nested too deeply"
+    return "a number too long"
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value) if _jsonable(value) else repr(value)
+    return text if len(text) <= 80 else f"{text[:60]}... ({len(text)} characters)"
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (ValueError, TypeError):
+        return False
+    return True
 
 
 class Journal:

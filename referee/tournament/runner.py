@@ -183,6 +183,7 @@ class Tournament:
     def _open_folder(self) -> TournamentState:
         """The folder's state: resumed, or new (moving an old folder aside if fresh)."""
         root, config = self.layout.root, self.config
+        self.layout.check()  # the folder and its subfolders are folders, before any write
         digest = config.digest()
         given = self._given_key()  # before --fresh moves a folder (and maybe that key) aside
         # A key alone is what a first run leaves if it dies before tournament.json is saved.

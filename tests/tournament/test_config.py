@@ -46,7 +46,7 @@ BAD_CONFIGS = [
     (FOUR + "rules: {num_players: 8}", "rules.num_players: expected an integer 3 to 7, got 8"),
     (
         FOUR + "rules: {target_score: '100'}",
-        "rules.target_score: expected an integer at least 1, got '100'",
+        "rules.target_score: expected an integer 1 to 10000, got '100'",
     ),
     (FOUR + "rules: {omnibus: 'yes'}", "rules.omnibus: expected true or false, got 'yes'"),
     (
@@ -64,11 +64,11 @@ BAD_CONFIGS = [
     ),
     (
         FOUR + "time_control: {time_bank_ms: 1.5}",
-        "time_control.time_bank_ms: expected an integer at least 0, got 1.5",
+        "time_control.time_bank_ms: expected an integer 0 to 86400000, got 1.5",
     ),
     (
         FOUR + "fault_policy: {max_faults: -1}",
-        "fault_policy.max_faults: expected an integer at least 0, got -1",
+        "fault_policy.max_faults: expected an integer 0 to 1000000, got -1",
     ),
     (
         FOUR + "fault_policy: {max_message_bytes: 100}",
@@ -88,7 +88,7 @@ BAD_CONFIGS = [
     ),
     (
         FOUR + "schedule: {max_tables: many}",
-        "schedule.max_tables: expected an integer at least 1, got 'many'",
+        "schedule.max_tables: expected an integer 1 to 10000, got 'many'",
     ),
     (FOUR + "target_score: 50", "target_score: unknown key; it goes under rules:"),
     (
@@ -109,7 +109,7 @@ BAD_CONFIGS = [
     (FOUR + "build: {parallel: 0}", "build.parallel: expected an integer 1 to 64, got 0"),
     (
         FOUR + "build: {timeout_s: -5}",
-        "build.timeout_s: expected a positive number of seconds, got -5",
+        "build.timeout_s: expected a number of seconds above 0, at most 86400, got -5",
     ),
     (
         "bots: {a: random, b: random, c: random, d: nonsense}",
@@ -137,7 +137,7 @@ BAD_CONFIGS = [
         "bots: {a: random, b: random, c: random,"
         " d: {bot: 'python x.py {port}', limits: {memory_bytes: lots}}}",
         "bots.d.limits.memory_bytes: expected an integer, 0 for no limit (or a size like 512M), "
-        "got 'lots'",
+        "at most 1099511627776, got 'lots'",
     ),
     (
         FOUR + "limits: {memory: 1G}",

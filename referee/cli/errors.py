@@ -1,0 +1,100 @@
+"""The one boundary where every error of a command becomes a short message, never a traceback.
+
+The commands turn the errors they expect into click errors themselves, with
+the file, key path, line or seat at fault. Whatever still escapes them is
+turned into one here (:class:`RefereeGroup`): the library's own error types
+(their messages already name the file and what was expected), file-system
+errors (the path and the reason), text that is not UTF-8, and, as a last
+resort, anything else as a short "internal error, please report it" with the
+exception's type. ``REFEREE_DEBUG=1`` shows the traceback instead.
+
+Every message is cut to a readable length: a message that quotes a 50 MB line
+of a damaged file shows its beginning and end only.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import click
+
+__all__ = ["MAX_MESSAGE_CHARS", "RefereeGroup", "as_click_error", "short"]
+
+#: The most characters of one error message.
+MAX_MESSAGE_CHARS = 2000
+
+
+def short(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``text`` cut in the middle to at most about ``limit`` characters."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]} ... ({len(text) - limit} characters left out) ... {text[-half:]}"
+
+
+def _debug() -> bool:
+    return os.environ.get("REFEREE_DEBUG", "") not in ("", "0")
+
+
+def _library_errors() -> tuple[type[BaseException], ...]:
+    """The referee's own error types: their messages name the file and what was expected."""
+    from referee.bots import BotSpecError
+    from referee.bwrap import SandboxUnavailable
+    from referee.config import ConfigError
+    from referee.engine import RulesError
+    from referee.gamelog import LogError
+    from referee.manifest import ManifestError
+    from referee.seal import SealError
+    from referee.tournament.folder import TournamentError
+
+    return (
+        ConfigError,
+        ManifestError,
+        BotSpecError,
+        LogError,
+        TournamentError,
+        SealError,
+        RulesError,
+        SandboxUnavailable,
+    )
+
+
+def as_click_error(error: BaseException) -> click.ClickException:
+    """The message for an error that escaped a command (see the module docs)."""
+    if isinstance(error, _library_errors()):
+        return click.ClickException(short(str(error)))
+    if isinstance(error, OSError):
+        where = error.filename if error.filename is not None else ""
+        reason = error.strerror or str(error)
+        also = f" -> {error.filename2}" if error.filename2 is not None else ""
+        what = f"{where}{also}: " if where else ""
+        return click.ClickException(short(f"{what}{reason}"))
+    if isinstance(error, UnicodeError):
+        return click.ClickException(short(f"not UTF-8 text: {error}"))
+    if isinstance(error, RecursionError):
+        return click.ClickException("the input is nested too deeply to be read")
+    if isinstance(error, MemoryError):
+        return click.ClickException("out of memory: the input is too large")
+    detail = short(str(error), 300)
+    return click.ClickException(
+        f"internal error ({type(error).__name__}: {detail}); please report it, with the "
+        "command; REFEREE_DEBUG=1 shows the traceback"
+    )
+
+
+class RefereeGroup(click.Group):
+    """A command group whose commands never end in a traceback (see the module docs)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.ClickException as error:
+            error.message = short(error.message)
+            raise
+        except (click.exceptions.Exit, click.Abort, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as error:
+            if _debug():
+                raise
+            raise as_click_error(error) from None
