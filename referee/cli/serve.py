@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import pathlib
 
 import click
@@ -39,5 +40,8 @@ def serve(runs_dir: pathlib.Path, host: str, port: int) -> None:
     if warning:
         click.secho(warning, fg="yellow", err=True)
     shown = f"[{host}]" if ":" in host else host
-    click.echo(f"serving {runs_dir} on http://{shown}:{port}/ (Ctrl-C stops)", err=True)
-    run(runs_dir, host=host, port=port)
+    where = f"http://{shown}:{port}/" if port else f"a free port of {host} (below)"
+    click.echo(f"serving {runs_dir} on {where} (Ctrl-C stops)", err=True)
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn stops on Ctrl-C, then re-raises it
+        run(runs_dir, host=host, port=port)
+    click.echo("stopped", err=True)

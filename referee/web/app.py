@@ -115,7 +115,7 @@ def create_app(
         return page("error.html", 404, title="Not found", message=what)
 
     async def index(request: Request) -> Response:
-        return page("index.html", title="Tournaments", root=str(catalog.root))
+        return page("index.html", title="Tournaments", root=catalog.root.name)
 
     async def api_tournaments(request: Request) -> Response:
         return _json(
