@@ -33,7 +33,7 @@ import logging
 import os
 import pathlib
 import shutil
-import socket
+import signal
 import tempfile
 import threading
 import time
@@ -103,8 +103,17 @@ def _safe_name(name: str) -> str:
 
 
 def _node_dir(run_id: str) -> pathlib.Path:
-    """This node's folder of the run: bot logs, build logs, game logs in progress."""
-    return pathlib.Path(tempfile.gettempdir()) / "hearts-referee-ray" / run_id
+    """This node's folder of the run: bot logs, build logs, game logs in progress.
+
+    In Ray's session folder of the node (``/tmp/ray/session_*/hearts-referee/RUN``), beside
+    Ray's own logs; else in the node's temporary folder.
+    """
+    try:
+        session = ray._private.worker.global_worker.node.get_session_dir_path()
+    except Exception:
+        session = None
+    base = pathlib.Path(session) if session else pathlib.Path(tempfile.gettempdir())
+    return base / "hearts-referee" / run_id
 
 
 @contextlib.contextmanager
@@ -131,7 +140,6 @@ class _GameWorker:
         build_timeout_s: float,
     ) -> None:
         self.index = index
-        self.node = socket.gethostname()
         self.node_ip = ray.util.get_node_ip_address()
         here = pathlib.Path.cwd()  # the runtime environment's working directory
         root = _node_dir(run_id)
@@ -218,10 +226,16 @@ class _GameWorker:
             "events": self._take_events(),
         }
 
-    def play(self, spec_data: dict[str, Any]) -> tuple[dict[str, Any], bytes, list[dict[str, Any]]]:
-        """Play one game: its record, its log's bytes and the bot events since the last call."""
+    def play(
+        self, spec_data: dict[str, Any], name: str
+    ) -> tuple[dict[str, Any], bytes, list[dict[str, Any]]]:
+        """Play one game: its record, its log's bytes and the bot events since the last call.
+
+        The log is written under ``name``, the name of its place on the head, so that its
+        bytes are in the form that name calls for.
+        """
         spec = GameSpec.from_dict(spec_data)
-        path = self.games_dir / f"{_safe_name(spec.game_id)}.jsonl"
+        path = self.games_dir / pathlib.PurePath(name).name
         players = self.supply.players(spec.game_id, spec.meta.get("table"), spec.bots)
         try:
             record = play_game(spec, players, path)
@@ -304,16 +318,25 @@ class RayExecutor(GameExecutor):
             "log_to_driver": False,
             "runtime_env": self._runtime_env,
         }
-        if address == "local":
-            ray.init(include_dashboard=False, **kwargs)
-        else:
-            try:
+        # ray.init installs a SIGTERM handler that exits at once; the runner's own (stop
+        # scheduling, let the games in flight finish) must stay.
+        main = threading.current_thread() is threading.main_thread()
+        kept = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            if address == "local":
+                ray.init(include_dashboard=False, **kwargs)
+            else:
                 ray.init(address=address, **kwargs)
-            except ConnectionError as error:
-                raise TournamentError(
-                    f"executor: ray: cannot connect to the Ray cluster at {address}: {error} "
-                    "(start one with `ray start --head`, or use address: local)"
-                ) from None
+        except ConnectionError as error:
+            raise TournamentError(
+                f"executor: ray: cannot connect to the Ray cluster at {address}: {error} "
+                "(start one with `ray start --head`, or use address: local)"
+            ) from None
+        finally:
+            if main:
+                for sig, handler in kept.items():
+                    if handler is not None:
+                        signal.signal(sig, handler)
         self._started_ray = True
 
     def _stage_folders(self) -> None:
@@ -418,7 +441,7 @@ class RayExecutor(GameExecutor):
                 continue  # cancelled while queued
             actor = self._actors[lane]
             try:
-                record, data, events = self._wait(actor.play.remote(job.spec))
+                record, data, events = self._wait(actor.play.remote(job.spec, job.log_path.name))
             except Stopped:
                 job.future.set_exception(Stopped())
                 return
@@ -463,6 +486,8 @@ class RayExecutor(GameExecutor):
             try:
                 info = self._wait(actor.ready.remote())
             except Stopped:
+                with contextlib.suppress(Exception):
+                    ray.kill(actor)
                 return False
             except ray.exceptions.RayError as error:
                 self.echo(f"ray: game worker {index} did not start ({_short(error)})")
@@ -484,13 +509,25 @@ class RayExecutor(GameExecutor):
         return False
 
     def _write(self, job: _Job, record_data: dict[str, Any], data: bytes) -> GameRecord:
-        """Write a game's log where the runner expects it, synced; the record pointing there."""
+        """Write a game's log where the runner expects it, synced; the record pointing there.
+
+        Written whole (a temporary file renamed over it) and synced with its folder, so that
+        a crash of the head leaves no half log under the final name.
+        """
         path = job.log_path
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "wb") as handle:
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        os.replace(tmp, path)
+        with contextlib.suppress(OSError):
+            folder = os.open(path.parent, os.O_RDONLY)
+            try:
+                os.fsync(folder)
+            finally:
+                os.close(folder)
         record = GameRecord.from_dict(record_data)
         return dataclasses.replace(record, log_path=str(path))
 

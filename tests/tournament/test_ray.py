@@ -8,6 +8,7 @@ worker node was lost mid-tournament.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
@@ -21,8 +22,10 @@ from typing import Any
 
 import pytest
 
+from referee import procfs
 from referee.config import load_config
 from referee.tournament import Progress, Tournament, TournamentError, read_journal
+from referee.tournament.folder import Layout
 from referee.verify import verify_folder
 
 from .conftest import (
@@ -64,6 +67,32 @@ def _run(path: pathlib.Path, **options: Any) -> tuple[Any, list[str]]:
 
 def _standings(out: pathlib.Path) -> list[dict[str, Any]]:
     return without_timing(json.loads((out / "standings.json").read_text())["bots"])
+
+
+def _ray_processes(root: pathlib.Path) -> list[int]:
+    """Live processes working in ``root`` or holding a file there (Ray's agents keep their
+    logs open there but work in the driver's folder; bots work in the staged folders)."""
+    found = []
+    for process in procfs.processes():
+        if process.pid == os.getpid() or not process.alive:
+            continue
+        try:
+            paths = [os.readlink(f"/proc/{process.pid}/cwd")]
+            for fd in os.listdir(f"/proc/{process.pid}/fd"):
+                with contextlib.suppress(OSError):
+                    paths.append(os.readlink(f"/proc/{process.pid}/fd/{fd}"))
+        except OSError:
+            continue
+        if any(p == str(root) or p.startswith(f"{root}/") for p in paths):
+            found.append(process.pid)
+    return found
+
+
+def _wait_no_ray_processes(root: pathlib.Path, wait_s: float = 30.0) -> list[int]:
+    deadline = time.monotonic() + wait_s
+    while (left := _ray_processes(root)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left
 
 
 class _Cluster:
@@ -122,7 +151,7 @@ def cluster(folder: pathlib.Path) -> Iterator[_Cluster]:
             os.environ.pop("RAY_TMPDIR", None)
         else:
             os.environ["RAY_TMPDIR"] = old
-        left = wait_no_processes_in(ray_tmp, wait_s=20) + wait_no_processes_in(folder)
+        left = _wait_no_ray_processes(ray_tmp) + wait_no_processes_in(folder)
         shutil.rmtree(ray_tmp, ignore_errors=True)
         assert not left, f"processes outlived the Ray cluster: {left}"
 
@@ -178,7 +207,7 @@ def test_a_ray_tournament_equals_the_local_one(
     assert sorted((e["status"], e["worker"]) for e in started) == [("started", 1), ("started", 2)]
     assert all(e["node"] for e in started)
     # The head wrote every game log; nothing else is in the output folder's games.
-    assert sorted(p.stem for p in (out / "games").iterdir()) == sorted(
+    assert sorted(game for game, _ in Layout(out).game_logs()) == sorted(
         journal_games(out / "journal.jsonl")
     )
 
