@@ -25,7 +25,6 @@ import pytest
 from referee import procfs
 from referee.config import load_config
 from referee.tournament import Progress, Tournament, TournamentError, read_journal
-from referee.tournament.folder import Layout
 from referee.verify import verify_folder
 
 from .conftest import (
@@ -128,7 +127,11 @@ class _Cluster:
 def folder(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
     """Configs, bot folder and output folders of this module's tournaments."""
     path = tmp_path_factory.mktemp("ray")
-    copy_heuristic(path, "hpy")
+    bot = copy_heuristic(path, "hpy")
+    # A build step, so that each node builds its copy (in the sandbox) before play.
+    (bot / "bot.yaml").write_text(
+        'name: hpy\nbuild: cp bot.py built.py\nrun: "{python} built.py --address {address}"\n'
+    )
     return path
 
 
@@ -206,10 +209,12 @@ def test_a_ray_tournament_equals_the_local_one(
     ]
     assert sorted((e["status"], e["worker"]) for e in started) == [("started", 1), ("started", 2)]
     assert all(e["node"] for e in started)
-    # The head wrote every game log; nothing else is in the output folder's games.
-    assert sorted(game for game, _ in Layout(out).game_logs()) == sorted(
-        journal_games(out / "journal.jsonl")
-    )
+    # The nodes built the staged folder (once: the nodes of this machine share Ray's folder).
+    builds = list(cluster.root.glob("ray/session_*/hearts-referee/*/builds/hpy.build.log"))
+    assert len(builds) == 1, builds
+    # The head wrote every game log, whole; nothing else is in the output folder's games.
+    logs = [p for p in (out / "games").rglob("*") if p.is_file()]
+    assert len(logs) == GAMES and not [p for p in logs if p.name.endswith(".tmp")], logs
 
 
 @pytest.mark.slow
