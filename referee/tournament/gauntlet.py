@@ -613,10 +613,15 @@ def folder_report(
                 "authenticated (a folder published without its key)"
             )
         entries = authenticated_journal(layout, state, key)
-    gauntlet = gauntlet_from_dict(config["gauntlet"])
-    k = config["rules"]["num_players"]
-    settings = config["schedule"]
-    per_set = len(_seatings(k, settings["duplicate"], settings["all_permutations"]))
+    try:
+        gauntlet = gauntlet_from_dict(config["gauntlet"])
+        k = config["rules"]["num_players"]
+        settings = config["schedule"]
+        per_set = len(_seatings(k, settings["duplicate"], settings["all_permutations"]))
+    except (KeyError, TypeError, ValueError) as error:
+        raise TournamentError(
+            f"{layout.state}: its gauntlet config cannot be read: {error!r}"
+        ) from None
     games = [e for e in entries if e.get("type") == "game"]
     tracker = tracker_from_journal(games, gauntlet, per_set)
     groups = len(list(itertools.combinations(gauntlet.opponents, k - 1)))
