@@ -69,6 +69,8 @@ MAX_DEPTH = 3
 LIVE_WINDOW_S = 120.0
 #: Points of a bot's rating chart at most (older games are thinned out beyond it).
 MAX_RATING_POINTS = 2000
+#: Journal lines read at once beyond which the standings wait for the next round.
+BATCH = 500
 #: Slowest decisions kept per bot.
 SLOWEST = 20
 _NAME = 64
@@ -277,7 +279,9 @@ class FolderIndex:
             self._add(entry)
         data = bool(new) or self._first
         self._first = False
-        if len(self._seen) != self._standings_games and time.monotonic() >= self._next_compute:
+        if len(new) > BATCH:  # a long read: show the games first, the standings next round
+            self._next_compute = min(self._next_compute, time.monotonic())
+        elif len(self._seen) != self._standings_games and time.monotonic() >= self._next_compute:
             self._compute()
             data = True
         return data, self._scan(scan_budget_s)
