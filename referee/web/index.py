@@ -42,7 +42,6 @@ from typing import Any
 from openskill.models import PlackettLuce
 
 from referee import seal
-from referee.gamelog import open_log
 from referee.safetext import printable
 from referee.standings import RANKING_KEYS, compute_standings
 from referee.tournament.folder import JournalError, Layout, TournamentError, TournamentState
@@ -569,11 +568,18 @@ def rating_history(games: list[GameRow]) -> dict[str, list[tuple[int, float]]]:
 
 _MS = re.compile(rb'"ms":')
 
+try:  # gamelog.open_log reads a log plain or gzip-compressed (a .jsonl.gz log)
+    from referee.gamelog import open_log as _open_log
+except ImportError:  # a referee whose logs are all plain
+
+    def _open_log(path: str | os.PathLike[str]) -> Any:
+        return open(path, "rb")
+
 
 def _decisions(path: pathlib.Path) -> Iterator[tuple[int, str, float]]:
     """``(seat, decision id, ms)`` of every timed decision in a game log."""
     try:
-        with open_log(path) as handle:  # plain or gzip-compressed
+        with _open_log(path) as handle:
             for line in handle:
                 if not _MS.search(line):
                     continue
