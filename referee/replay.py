@@ -73,7 +73,7 @@ __all__ = [
     "state_at",
 ]
 
-#: Seat labels at a table of four (RULES.md: seat 0 is North, play goes clockwise).
+#: Seat labels at a table of four (docs/rules.md: seat 0 is North, play goes clockwise).
 COMPASS = ("N", "E", "S", "W")
 
 

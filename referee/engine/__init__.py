@@ -1,4 +1,4 @@
-"""The rules engine: pure Hearts rules (RULES.md R1-R9, V1-V7), no I/O, no clocks.
+"""The rules engine: pure Hearts rules (docs/rules.md R1-R9, V1-V7), no I/O, no clocks.
 
 Typical use::
 

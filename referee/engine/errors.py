@@ -22,7 +22,7 @@ __all__ = [
 
 
 class ActionError(ValueError):
-    """An action the engine refuses. ``rule`` is the RULES.md id, if any."""
+    """An action the engine refuses. ``rule`` is the docs/rules.md id, if any."""
 
     kind: FaultKind = FaultKind.INVALID_ACTION
 

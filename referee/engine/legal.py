@@ -28,7 +28,7 @@ CLEAN = _NOT_HEARTS & ~(1 << QUEEN_OF_SPADES)
 class LegalCase(enum.Enum):
     """The case of the cascade that decides a seat's legal plays.
 
-    ``rule`` is the RULES.md id that restricts the plays (None when any card
+    ``rule`` is the docs/rules.md id that restricts the plays (None when any card
     may be played); ``meaning`` completes "the seat ...".
     """
 

@@ -1,4 +1,4 @@
-"""The rule set: every variant of RULES.md (V1-V7) in one frozen, validated value."""
+"""The rule set: every variant of docs/rules.md (V1-V7) in one frozen, validated value."""
 
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ MAX_TARGET_SCORE = 10_000
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class Rules:
-    """One rule set. The defaults are the marked defaults of RULES.md.
+    """One rule set. The defaults are the marked defaults of docs/rules.md.
 
     >>> Rules().target_score
     100
