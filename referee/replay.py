@@ -12,7 +12,10 @@ states from a game, to look at a position as the engine (or a bot) saw it.
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import os
+import pathlib
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -312,8 +315,25 @@ def read_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, 
     try:
         for line, record in read_log(path):
             yield line, record
-    except UnicodeDecodeError:
-        raise LogError(path, line + 1, "not UTF-8 text: not a game log?") from None
+    except UnicodeDecodeError as error:
+        where = _bad_utf8_line(path) or line + 1
+        raise LogError(
+            path, where, f"not UTF-8 text (byte {error.object[error.start]:#04x}): not a game log?"
+        ) from None
+
+
+def _bad_utf8_line(path: str | os.PathLike[str]) -> int | None:
+    """The line of the first byte that is not UTF-8 (the decoder reads ahead of the lines)."""
+    try:
+        data = pathlib.Path(path).read_bytes()
+        if data[:2] == b"\x1f\x8b":  # a compressed log
+            data = gzip.decompress(data)
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return data[: error.start].count(b"\n") + 1
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error):
+        return None
+    return None
 
 
 def load_game(path: str | os.PathLike[str], *, strict: bool = True) -> Game:
