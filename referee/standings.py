@@ -66,7 +66,10 @@ __all__ = [
 STANDINGS_FORMAT = "hearts-referee/standings"
 STANDINGS_VERSION = 1
 RANKING_KEYS = ("points", "ordinal", "wins", "placement")
-FORMATS = ("table", "markdown", "csv", "json")
+FORMATS = ("table", "markdown", "csv", "json", "h2h-csv")
+#: The most bots whose head to head the table and markdown show (by rank): at 12 a line
+#: is about 150 characters; the whole matrix is in the json and h2h-csv formats.
+H2H_SHOWN = 12
 
 #: Bot statuses: played normally, never started (stood in), or left out after a failed build.
 OK, DID_NOT_START, BUILD_FAILED = "ok", "did_not_start", "build_failed"
@@ -498,7 +501,7 @@ def _table_rows(standings: Standings) -> list[list[Any]]:
 
 
 def _h2h_rows(standings: Standings) -> tuple[list[str], list[list[str]]]:
-    order = [b.bot for b in standings.bots]
+    order = [b.bot for b in standings.bots][:H2H_SHOWN]
     rows = []
     for a in order:
         cells = []
@@ -518,11 +521,18 @@ def _title(standings: Standings) -> str:
 
 
 def render(standings: Standings, fmt: str = "table") -> str:
-    """The standings as ``table`` / ``markdown`` (both tables), ``csv`` (rows) or ``json``."""
+    """The standings as ``table`` / ``markdown`` (both tables), ``csv`` (rows), ``json``,
+    or ``h2h-csv`` (the whole head to head, a row per pair).
+
+    Past :data:`H2H_SHOWN` bots, the tables' head to head shows the top of the
+    ranking and says where the whole matrix is.
+    """
     if fmt == "json":
         return json.dumps(standings.to_dict(), indent=2)
     if fmt == "csv":
         return _csv(standings)
+    if fmt == "h2h-csv":
+        return _h2h_csv(standings)
     if fmt not in ("table", "markdown"):
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     markdown = fmt == "markdown"
@@ -549,6 +559,12 @@ def render(standings: Standings, fmt: str = "table") -> str:
         + "Head to head: how often the row's bot finished ahead of the column's (ties half; games)",
         tabulate(h2h, headers=headers, tablefmt=style, disable_numparse=True),
     ]
+    if len(standings.bots) > H2H_SHOWN:
+        parts.append(
+            f"(the top {H2H_SHOWN} of {len(standings.bots)} bots by rank; the whole matrix: "
+            "head_to_head.csv and standings.json in the output folder, "
+            "referee standings OUT_DIR --format h2h-csv, and the web view, referee serve)"
+        )
     return "\n".join(parts) + "\n"
 
 
@@ -578,6 +594,24 @@ _CSV_FIELDS = [
     "ms_per_decision",
     "reason",
 ]
+
+
+_H2H_CSV_FIELDS = ["bot", "opponent", "games", "ahead", "tied", "behind", "score"]
+
+
+def _h2h_csv(standings: Standings) -> str:
+    """The whole head to head, one row per pair that met (both ways), the bots in rank order."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(_H2H_CSV_FIELDS)
+    order = [b.bot for b in standings.bots]
+    for a in order:
+        row = standings.head_to_head.get(a, {})
+        for b in order:
+            h = row.get(b)
+            if h is not None and h.games:
+                writer.writerow([a, b, h.games, h.ahead, h.tied, h.behind, h.score])
+    return out.getvalue()
 
 
 def _csv(standings: Standings) -> str:

@@ -31,6 +31,7 @@ from tests.bad_input import (
     snapshot,
     write_config,
 )
+from tests.logs import folder_logs
 
 CONFIG = """\
 name: mini
@@ -424,14 +425,14 @@ def test_html_over_the_log_it_replays(log: pathlib.Path) -> None:
 
 
 def test_html_over_a_recorded_file(folder: pathlib.Path) -> None:
-    game = next(p.stem for p in (folder / "games").glob("*.jsonl"))
+    game = folder_logs(folder)[0]
     recorded = [
         folder / "journal.jsonl",
         folder / "tournament.json",
         folder / "key",
         folder / "standings.json",
         folder / "standings.txt",
-        folder / "games" / f"{game}.jsonl",
+        game,
         folder / "config.yaml",
     ]
     with snapshot(folder):

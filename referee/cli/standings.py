@@ -20,7 +20,8 @@ from referee.tournament import Layout, TournamentError, load_standings, read_jou
     type=click.Path(exists=True, file_okay=False, path_type=pathlib.Path),
 )
 @standings_format_option(
-    "table and markdown show standings and head-to-head; csv the standings rows; json both."
+    "table and markdown show standings and head-to-head (the top 12 bots'); csv the standings "
+    "rows; h2h-csv the whole head-to-head, a row per pair; json both."
 )
 @click.option(
     "--ranking",
@@ -79,7 +80,8 @@ def _missing_logs(out_dir: pathlib.Path) -> list[str]:
     missing = []
     for entry in read_journal(layout.journal):
         if entry["type"] == "game":
-            path = entry.get("log_path") or f"games/{entry['game_id']}.jsonl"
-            if not (out_dir / path).is_file():
-                missing.append(printable(str(path), 200))  # the journal may be hand-written
+            path = layout.log_of(entry)
+            if path is None or not path.is_file():
+                shown = entry.get("log_path") or layout.relative(layout.game_log(entry["game_id"]))
+                missing.append(printable(str(shown), 200))  # the journal may be hand-written
     return missing

@@ -189,9 +189,13 @@ def _interrupted(result: RunResult) -> None:
 
 
 def _summary(result: RunResult) -> None:
-    rate = result.games_played / result.elapsed_s * 60 if result.elapsed_s else 0.0
+    # The rate is the progress line's: games over the time of play, not the builds and start-up.
+    played = f"{result.games_played} games played"
+    if result.games_played and result.play_s:
+        rate = result.games_played / result.play_s * 60
+        played += f" in {result.play_s:.1f} s ({rate:.1f}/min)"
     click.echo(
-        f"{result.games_played} games played in {result.elapsed_s:.1f} s ({rate:.1f}/min); "
+        f"{played}; {result.elapsed_s:.1f} s in all, with builds and bot start-up; "
         f"{result.games_done} of {result.games_scheduled} done; output: {result.out_dir}",
         err=True,
     )

@@ -7,7 +7,15 @@ import pathlib
 import click
 
 from referee.seal import SealError, load_key
-from referee.verify import Discrepancy, FolderReport, GameReport, verify_folder, verify_log
+from referee.tournament.progress import Progress
+from referee.verify import (
+    Discrepancy,
+    FolderReport,
+    GameReport,
+    cpu_count,
+    verify_folder,
+    verify_log,
+)
 
 __all__ = ["verify"]
 
@@ -32,8 +40,19 @@ __all__ = ["verify"]
     is_flag=True,
     help="Check a folder without its key: the rules and the files' agreement only, no MACs.",
 )
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Check a folder's games in this many processes (default: one per core).",
+)
 def verify(
-    paths: tuple[pathlib.Path, ...], quiet: bool, key_file: pathlib.Path | None, no_key: bool
+    paths: tuple[pathlib.Path, ...],
+    quiet: bool,
+    key_file: pathlib.Path | None,
+    no_key: bool,
+    jobs: int | None,
 ) -> None:
     """Check game logs, or tournament folders, against the rules engine.
 
@@ -49,7 +68,8 @@ def verify(
     results cannot be authenticated, unless --no-key is given.
 
     Prints the first discrepancy of each game with its place (file:line,
-    hand, trick, seat) and exits with status 1 if there is any.
+    hand, trick, seat) and exits with status 1 if there is any. A folder's
+    games are checked on every core (--jobs), with progress on stderr.
     """
     if key_file is not None and no_key:
         raise click.UsageError("--key-file and --no-key exclude each other")
@@ -60,7 +80,7 @@ def verify(
     failed = False
     for path in paths:
         if path.is_dir():
-            failed |= not _folder(path, quiet, key, not no_key)
+            failed |= not _folder(path, quiet, key, not no_key, jobs or cpu_count())
         else:
             failed |= not _log(path, quiet)
     if failed:
@@ -85,8 +105,31 @@ def _game_summary(report: GameReport) -> str:
     return f"game {report.game_id}, {report.hands} hands, {report.records} records"
 
 
-def _folder(path: pathlib.Path, quiet: bool, key: bytes | None, authenticate: bool) -> bool:
-    report = verify_folder(path, key=key, authenticate=authenticate)
+def _folder(
+    path: pathlib.Path, quiet: bool, key: bytes | None, authenticate: bool, jobs: int
+) -> bool:
+    progress = Progress(enabled=not quiet)
+    progress.errors_label = "problems"
+
+    def on_game(game: GameReport) -> None:
+        if game.problem is not None:
+            progress.errors += 1
+        if {"bots", "hand_scores", "faults"} <= game.summary.keys():
+            progress.add(game.summary)
+        else:  # a log too damaged to say who played
+            progress.done += 1
+            progress.played += 1
+        progress.refresh()
+
+    report = verify_folder(
+        path,
+        key=key,
+        authenticate=authenticate,
+        on_start=progress.start,
+        on_game=on_game,
+        workers=jobs,
+    )
+    progress.finish()
     for problem in report.all_problems:
         _problem(problem)
     if not quiet:

@@ -30,8 +30,11 @@ from referee.standings import Standings, compute_standings
 from referee.tournament.schedule import ScheduledGame
 
 __all__ = [
+    "GAMES_PER_FOLDER",
     "JOURNAL_FORMAT",
     "JOURNAL_VERSION",
+    "LOG_SUFFIX",
+    "PLAIN_LOG_SUFFIX",
     "STATE_FORMAT",
     "STATE_VERSION",
     "Journal",
@@ -45,6 +48,7 @@ __all__ = [
     "game_log_path",
     "journal_entry",
     "load_standings",
+    "log_game_id",
     "read_journal",
     "recorded_file",
     "state_problem",
@@ -58,6 +62,22 @@ STATE_FORMAT = "hearts-referee/tournament"
 STATE_VERSION = 2
 JOURNAL_FORMAT = "hearts-referee/journal"
 JOURNAL_VERSION = 1
+
+
+#: Logs per folder of ``games/`` (:meth:`Layout.game_log`).
+GAMES_PER_FOLDER = 100
+#: A finished game's log: gzip-compressed JSON Lines.
+LOG_SUFFIX = ".jsonl.gz"
+#: A game's log while it is played, and every log of a folder of an older referee.
+PLAIN_LOG_SUFFIX = ".jsonl"
+
+
+def log_game_id(name: str) -> str | None:
+    """The game id of a log's file name (``t1-d1-r1.jsonl.gz`` or ``.jsonl``), else None."""
+    for suffix in (LOG_SUFFIX, PLAIN_LOG_SUFFIX):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return None
 
 
 class TournamentError(Exception):
@@ -106,6 +126,10 @@ class Layout:
     def standings_txt(self) -> pathlib.Path:
         return self.root / "standings.txt"
 
+    @property
+    def head_to_head_csv(self) -> pathlib.Path:
+        return self.root / "head_to_head.csv"
+
     def check(self) -> None:
         """Refuse a folder the referee cannot write into: the root or a subfolder not a folder.
 
@@ -126,8 +150,54 @@ class Layout:
                             f"{parent} is a file, so the output folder {path} cannot be made"
                         )
 
-    def game_log(self, game_id: str) -> pathlib.Path:
-        return self.games / f"{game_id}.jsonl"
+    def game_log(self, game_id: str, index: int | None = None) -> pathlib.Path:
+        """Where a game's log goes: ``games/<hundred>/<game_id>.jsonl.gz``.
+
+        ``<hundred>`` is the game's place in the schedule (``index``) divided
+        by :data:`GAMES_PER_FOLDER`, in three digits: games 0-99 in
+        ``games/000/``, 100-199 in ``games/001/``, ..., so no folder holds
+        more than a hundred logs. The log is compressed once the game is over
+        (:class:`~referee.gamelog.GameLogWriter`). Without ``index``:
+        ``games/<game_id>.jsonl``, the flat, plain layout of older referees,
+        which is still read.
+        """
+        if index is None:
+            return self.games / f"{game_id}{PLAIN_LOG_SUFFIX}"
+        return self.games / f"{index // GAMES_PER_FOLDER:03d}" / f"{game_id}{LOG_SUFFIX}"
+
+    def log_of(self, entry: Mapping[str, Any]) -> pathlib.Path | None:
+        """The log of a journal entry: its ``log_path``, or the flat layout's place.
+
+        None when ``log_path`` points outside the folder (a hand-edited journal).
+        """
+        relative = entry.get("log_path")
+        if not isinstance(relative, str) or not relative:
+            return self.game_log(str(entry.get("game_id")))
+        path = self.root / relative
+        if ".." in pathlib.PurePath(relative).parts or pathlib.PurePath(relative).is_absolute():
+            root = self.root.resolve()
+            if not path.resolve().is_relative_to(root):
+                return None
+        return path
+
+    def game_logs(self) -> Iterator[tuple[str, pathlib.Path]]:
+        """``(game_id, path)`` of every log file in ``games/``, in either layout.
+
+        A game in flight (or cut short by a crash) has a plain ``.jsonl`` in
+        its hundred's folder until it is over and compressed.
+        """
+        if not self.games.is_dir():
+            return
+        for path in sorted(self.games.glob("*")):
+            if path.is_dir():
+                for inner in sorted(path.iterdir()):
+                    game_id = log_game_id(inner.name)
+                    if game_id and inner.is_file():
+                        yield game_id, inner
+            else:
+                game_id = log_game_id(path.name)
+                if game_id and path.is_file():
+                    yield game_id, path
 
     def relative(self, path: pathlib.Path) -> str:
         return path.relative_to(self.root).as_posix()
@@ -198,6 +268,7 @@ _RECORDED_NAMES = (
     "config.yaml",
     "standings.json",
     "standings.txt",
+    "head_to_head.csv",
     "game.jsonl",
     "gauntlet.json",
     "gauntlet.txt",
@@ -580,10 +651,8 @@ def authenticated_journal(
                         f"{journal}:{number}"
                     )
         elif entry["type"] == "game":
-            log_path = layout.root / str(
-                entry.get("log_path") or f"games/{entry.get('game_id')}.jsonl"
-            )
-            if log_path.is_file():
+            log_path = layout.log_of(entry)
+            if log_path is not None and log_path.is_file():
                 data = log_path.read_bytes()
                 mac = entry.get("log_mac")
                 if not isinstance(mac, str) or mac != seal.log_mac(key, data):
@@ -674,9 +743,10 @@ def game_log_path(root: str | os.PathLike[str], game_id: str) -> pathlib.Path:
             candidate = (layout.root / entry["log_path"]).resolve()
             if layout.root.resolve() in candidate.parents and candidate.is_file():
                 return candidate
-    known = {e["game_id"] for e in entries}
-    if layout.games.is_dir():
-        known |= {p.stem for p in layout.games.glob("*.jsonl")}
+    logs = dict(layout.game_logs())  # a game not journaled (yet): in flight, or cut short
+    if game_id in logs:
+        return logs[game_id]
+    known = {e["game_id"] for e in entries} | logs.keys()
     close = difflib.get_close_matches(game_id, sorted(known), n=3)
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
     raise TournamentError(f"no game {game_id!r} in {layout.root}{hint}")

@@ -37,9 +37,12 @@ class Progress:
         self.errors = 0
         #: Where the games run, when worth saying (``ray: 3 nodes, 6 workers``).
         self.where = ""
+        #: What ``errors`` counts, as the line says it.
+        self.errors_label = "referee errors"
         self._points: collections.Counter[str] = collections.Counter()
         self._hands: collections.Counter[str] = collections.Counter()
         self._started = time.monotonic()
+        self._stopped: float | None = None
         self._last_shown = 0.0
         self._last_done = -1
         self._drawn = False
@@ -47,6 +50,18 @@ class Progress:
     def start(self, total: int) -> None:
         self.total = total
         self._started = time.monotonic()
+        self._stopped = None
+
+    @property
+    def elapsed_s(self) -> float:
+        """Seconds from :meth:`start` to now or to :meth:`finish`: the clock of the rate."""
+        return (self._stopped or time.monotonic()) - self._started
+
+    @property
+    def rate(self) -> float:
+        """Games played per minute since :meth:`start` (0 before the first)."""
+        elapsed = self.elapsed_s
+        return self.played / elapsed * 60 if elapsed > 0 and self.played else 0.0
 
     def add(self, entry: Mapping[str, Any], *, this_run: bool = True) -> None:
         """Count a finished game (``this_run=False`` for those of earlier runs)."""
@@ -63,8 +78,7 @@ class Progress:
         return sorted(rows, key=lambda r: (r[1], r[0]))[:count]
 
     def line(self) -> str:
-        elapsed = time.monotonic() - self._started
-        rate = self.played / elapsed * 60 if elapsed > 0 and self.played else 0.0
+        rate = self.rate
         left = self.total - self.done
         eta = _duration(left / rate * 60) if rate else "?"
         percent = self.done / self.total * 100 if self.total else 100.0
@@ -74,7 +88,7 @@ class Progress:
             f"faults {self.faults}"
         )
         if self.errors:
-            text += f" | referee errors {self.errors}"
+            text += f" | {self.errors_label} {self.errors}"
         if self.where:
             text += f" | {self.where}"
         return text + (f" | pts/hand: {leaders}" if leaders else "")
@@ -98,7 +112,9 @@ class Progress:
         self.stream.flush()
 
     def finish(self) -> None:
-        """The last line (and a newline after an in-place line)."""
+        """Stop the clock; the last line (and a newline after an in-place line)."""
+        if self._stopped is None:
+            self._stopped = time.monotonic()
         if not self.enabled:
             return
         if self.tty or self.done != self._last_done:

@@ -35,6 +35,7 @@ import contextlib
 import dataclasses
 import datetime
 import logging
+import math
 import os
 import pathlib
 import secrets
@@ -139,6 +140,9 @@ class RunResult:
     errors: list[str] = dataclasses.field(default_factory=list)
     standings: Standings | None = None
     elapsed_s: float = 0.0
+    #: Seconds of play: from the first game handed out to the last one done (the progress
+    #: line's clock, after the builds and the bots' start-up).
+    play_s: float = 0.0
     #: Worker threads still busy at the end (an interrupted run does not wait for them).
     lingering: bool = False
 
@@ -427,7 +431,7 @@ class Tournament:
             fault_policy=self.config.fault_policy,
             meta={"tournament": state.name, **game.meta()},
         )
-        return self._executor.submit(spec, self.layout.game_log(game.game_id))
+        return self._executor.submit(spec, self.layout.game_log(game.game_id, game.index))
 
     def _finish(self, game: ScheduledGame, future: concurrent.futures.Future[GameRecord]) -> bool:
         """Journal a finished game; False if it failed."""
@@ -535,6 +539,7 @@ class Tournament:
                     self._journal.close()
         result.signal_name = signals.signal_name
         result.elapsed_s = round(time.monotonic() - started, 2)
+        result.play_s = round(self.progress.elapsed_s, 2) if self.progress.played else 0.0
         return result
 
     def _interrupted_result(self) -> RunResult:
@@ -642,11 +647,19 @@ class Tournament:
             f"{k} x {s.deal_sets} deal set(s) x {per_set} seating(s); seed {seed}; "
             f"{left} to play, {self.concurrency} at a time; output {self.layout.root}"
         )
+        if schedule.sampled and s.max_tables is not None and len(schedule.tables) != s.max_tables:
+            n = len({b for table in schedule.tables for b in table})
+            self.echo(
+                f"note: max_tables {s.max_tables} gives {len(schedule.tables)} tables: a balanced "
+                f"sample of {n} bots at tables of {k} has a multiple of "
+                f"{n // math.gcd(n, k)} tables, so that every bot sits at as many"
+            )
 
     def _write_standings(self, state: TournamentState) -> Standings:
         standings = load_standings(self.layout.root, ranking=self.config.ranking, key=self._key)
         write_atomic(self.layout.standings_json, render(standings, "json") + "\n")
         write_atomic(self.layout.standings_txt, render(standings, "table"))
+        write_atomic(self.layout.head_to_head_csv, render(standings, "h2h-csv"))
         return standings
 
 

@@ -16,7 +16,9 @@ from click.testing import CliRunner
 
 from referee import seal
 from referee.cli import cli
+from referee.tournament.folder import Layout
 from referee.verify import verify_folder
+from tests.logs import folder_logs, log_of, log_text, write_log_text
 
 CONFIG = """\
 name: mini
@@ -131,7 +133,7 @@ def test_a_key_file_others_may_read_is_refused(folder: pathlib.Path) -> None:
 def test_a_missing_log(folder: pathlib.Path) -> None:
     entry_line = game_lines(folder)[1]
     game_id = journal(folder)[entry_line - 1]["game_id"]
-    (folder / "games" / f"{game_id}.jsonl").unlink()
+    log_of(folder, game_id).unlink()
     problems = verify_folder(folder).all_problems
     assert len(problems) == 1
     assert problems[0].path == str(folder / "journal.jsonl")
@@ -176,13 +178,13 @@ def test_standings_that_disagree_with_the_journal(folder: pathlib.Path) -> None:
 
 
 def test_a_damaged_game_log_in_the_folder(folder: pathlib.Path) -> None:
-    log = sorted((folder / "games").glob("*.jsonl"))[0]
-    lines = log.read_text(encoding="utf-8").splitlines(keepends=True)
+    log = folder_logs(folder)[0]
+    lines = log_text(log).splitlines(keepends=True)
     index = next(i for i, t in enumerate(lines) if i > 15 and json.loads(t)["type"] == "play")
     record = json.loads(lines[index])
     record["legal"].append("AS" if "AS" not in record["legal"] else "2D")
     lines[index] = json.dumps(record) + "\n"
-    log.write_text("".join(lines), encoding="utf-8")
+    write_log_text(log, "".join(lines))
     result = CliRunner().invoke(cli, ["verify", str(folder)])
     assert result.exit_code == 1
     assert f"FAIL {log}: refused: the log does not match the MAC journaled for it" in (
@@ -207,8 +209,8 @@ def test_duplicate_and_torn_journal_lines(folder: pathlib.Path) -> None:
 
 
 def test_a_log_without_journal_entry_is_a_note(folder: pathlib.Path) -> None:
-    first = sorted((folder / "games").glob("*.jsonl"))[0]
-    shutil.copy(first, folder / "games" / "x.jsonl")
+    first = folder_logs(folder)[0]
+    shutil.copy(first, first.with_name("x.jsonl.gz"))
     report = verify_folder(folder)
     assert report.ok
     assert any("not in the journal" in note and "x.jsonl" in note for note in report.notes)
@@ -256,3 +258,78 @@ def test_replay_a_game_of_the_folder(folder: pathlib.Path) -> None:
     result = CliRunner().invoke(cli, ["replay", str(folder), "--game", game_id[:-1] + "9"])
     assert result.exit_code == 2
     assert "did you mean" in result.output
+
+
+def _report_lines(report: Any) -> list[str]:
+    return [
+        *(f"{g.game_id} {g.path} {g.records} {g.hands} {g.problem}" for g in report.games),
+        *map(str, report.problems),
+        *report.notes,
+    ]
+
+
+def test_verify_on_several_processes_gives_the_same_report(folder: pathlib.Path) -> None:
+    seen: list[str] = []
+    assert _report_lines(verify_folder(folder, workers=3, on_game=lambda g: seen.append(g.game_id)))
+    assert seen == [g.game_id for g in verify_folder(folder).games]  # journal order
+    # Damaged: a log changed, a journal line disagreeing with its log, a log missing.
+    entries = journal(folder)
+    lines = game_lines(folder)
+    entries[lines[2] - 1]["scores"][0] += 1
+    rewrite_journal(folder, entries)
+    log_of(folder, entries[lines[3] - 1]["game_id"]).unlink()
+    log = log_of(folder, entries[lines[0] - 1]["game_id"])
+    records = [json.loads(line) for line in log_text(log).splitlines()]
+    play = next(r for r in records[15:] if r["type"] == "play")
+    play["legal"].append("AS" if "AS" not in play["legal"] else "2D")
+    write_log_text(log, "".join(json.dumps(r) + "\n" for r in records))
+    for authenticate in (True, False):
+        one = verify_folder(folder, authenticate=authenticate)
+        many = verify_folder(folder, authenticate=authenticate, workers=2)
+        assert len(one.all_problems) == 3
+        assert _report_lines(many) == _report_lines(one)
+
+
+def test_the_logs_are_compressed_a_hundred_games_a_folder(folder: pathlib.Path) -> None:
+    entries = [e for e in journal(folder) if e["type"] == "game"]
+    for entry in entries:
+        assert entry["log_path"] == f"games/000/{entry['game_id']}.jsonl.gz"
+        data = (folder / entry["log_path"]).read_bytes()
+        assert data[:2] == b"\x1f\x8b"  # gzip, MACed as stored
+        assert entry["log_mac"] == seal.log_mac(seal.folder_key(folder) or b"", data)
+    assert [p.name for p in (folder / "games").iterdir()] == ["000"]
+    assert Layout(folder).game_log("t9-d9-r9", 1234) == folder / "games/012/t9-d9-r9.jsonl.gz"
+    # replay reads them as they are
+    shown = CliRunner().invoke(cli, ["replay", str(folder), "--game", entries[0]["game_id"]])
+    assert shown.exit_code == 0 and "Hand 1" in shown.output
+
+
+def test_a_folder_of_plain_logs_in_one_folder_still_verifies(folder: pathlib.Path) -> None:
+    """The layout of older referees: games/<id>.jsonl, uncompressed, no log_path in entries."""
+    key = seal.folder_key(folder)
+    assert key is not None
+    entries = journal(folder)
+    for entry in entries:
+        if entry["type"] == "game":
+            old = folder / entry.pop("log_path")
+            plain = folder / "games" / f"{entry['game_id']}.jsonl"
+            plain.write_text(log_text(old), encoding="utf-8")
+            old.unlink()
+            entry["log_mac"] = seal.log_mac(key, plain.read_bytes())
+    (folder / "games" / "000").rmdir()
+    rewrite_journal(folder, entries)
+    for workers in (1, 2):
+        report = verify_folder(folder, workers=workers)
+        assert report.ok, [str(p) for p in report.all_problems]
+        assert len(report.games) == 4 and not report.notes
+    shown = CliRunner().invoke(cli, ["standings", str(folder)])
+    assert shown.exit_code == 0 and "missing" not in shown.stderr
+
+
+def test_verify_shows_progress_on_stderr(folder: pathlib.Path) -> None:
+    result = CliRunner().invoke(cli, ["verify", "--jobs", "2", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert "games 4/4 (100%)" in result.stderr and "problems" not in result.stderr
+    assert "games 4/4" not in result.stdout
+    quiet = CliRunner().invoke(cli, ["verify", "-q", str(folder)])
+    assert quiet.exit_code == 0 and quiet.output == ""

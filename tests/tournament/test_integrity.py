@@ -28,6 +28,7 @@ from referee.match import GameSpec, play_game
 from referee.players.builtin import builtin_player
 from referee.tournament import Tournament, TournamentError, TournamentState
 from referee.verify import verify_log
+from tests.logs import log_of, log_text, write_log_text
 
 from .conftest import journal_games, write_config
 
@@ -117,6 +118,8 @@ def test_the_key_is_made_once_private_and_stays_in_the_folder(tmp_path: pathlib.
     for file in out.rglob("*"):
         if file.is_file() and file != key_file:
             text = file.read_bytes()
+            if file.name.endswith(".gz"):  # a finished game's log: its lines
+                text = log_text(file).encode()
             assert key.hex().encode() not in text and key not in text, file
     # Every deal seed is the key's for the game's place in the schedule.
     entries = [json.loads(line) for line in (out / "journal.jsonl").read_text().splitlines()]
@@ -151,13 +154,9 @@ def test_same_seed_and_key_deal_the_same_another_key_does_not(tmp_path: pathlib.
     theirs = journal_games(other / "journal.jsonl")
     assert not {g["seed"] for g in mine.values()} & {g["seed"] for g in theirs.values()}
     for game_id in mine:
-        deal = [
-            json.loads(line)
-            for line in (first / "games" / f"{game_id}.jsonl").read_text().splitlines()[:2]
-        ]
+        deal = [json.loads(line) for line in log_text(log_of(first, game_id)).splitlines()[:2]]
         other_deal = [
-            json.loads(line)
-            for line in (other / "games" / f"{game_id}.jsonl").read_text().splitlines()[:2]
+            json.loads(line) for line in log_text(log_of(other, game_id)).splitlines()[:2]
         ]
         assert deal[1]["hands"] != other_deal[1]["hands"]
 
@@ -257,7 +256,7 @@ def test_a_forged_but_rule_valid_game_is_refused(out: pathlib.Path) -> None:
     number, entry = game_line(out, "t1-d1-r1")
     loser = max(range(4), key=lambda s: entry["placements"][s])
     log = out / entry["log_path"]
-    header = json.loads(log.read_text().splitlines()[0])
+    header = json.loads(log_text(log).splitlines()[0])
     forged = None
     for strong in ("heuristic", "random"):
         players = [builtin_player("heuristic" if s == loser else strong) for s in range(4)]
@@ -289,9 +288,9 @@ def test_a_forged_but_rule_valid_game_is_refused(out: pathlib.Path) -> None:
 def test_a_forged_log_alone_is_refused(out: pathlib.Path) -> None:
     number, entry = game_line(out, "t1-d1-r2")
     log = out / entry["log_path"]
-    records = [json.loads(line) for line in log.read_text().splitlines()]
+    records = [json.loads(line) for line in log_text(log).splitlines()]
     records[0]["started_at"] = "2000-01-01T00:00:00+00:00"  # a harmless change is still a change
-    log.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+    write_log_text(log, "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
     assert verify_log(log).ok
     refused(
         out,
@@ -322,8 +321,8 @@ def test_a_log_and_journal_line_from_another_tournament_are_refused(
     run(path, other)
     game_id = "t1-d1-r4"
     number, _ = game_line(out, game_id)
-    log = out / "games" / f"{game_id}.jsonl"
-    shutil.copy(other / "games" / f"{game_id}.jsonl", log)
+    log = log_of(out, game_id)
+    shutil.copy(log_of(other, game_id), log)
     journal = out / "journal.jsonl"
     refused(out, str(log), f"the log does not match the MAC journaled for it ({journal}:{number})")
     # Its journal line too (it is sealed, but with the other key).
@@ -379,10 +378,10 @@ def test_a_game_whose_log_fails_the_check_is_not_journaled(
         if damage == "record":
             return dataclasses.replace(record, scores=(record.scores[0] + 1, *record.scores[1:]))
         path = pathlib.Path(log_path)
-        records = [json.loads(line) for line in path.read_text().splitlines()]
+        records = [json.loads(line) for line in log_text(path).splitlines()]
         trick = next(r for r in records if r["type"] == "trick")
         trick["winner"] = (trick["winner"] + 1) % 4
-        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+        write_log_text(path, "".join(json.dumps(r) + "\n" for r in records))
         return record
 
     monkeypatch.setattr(executors, "play_game", corrupting)

@@ -13,6 +13,8 @@ import time
 
 import pytest
 
+from tests.logs import log_of, log_text
+
 from .conftest import (
     copy_heuristic,
     journal_games,
@@ -117,7 +119,7 @@ def test_sigkill_at_random_points_then_resume_gives_the_same_journal(
     assert without_timing(standings["bots"]) == without_timing(wanted["bots"])
     assert standings["head_to_head"] == wanted["head_to_head"]
     for game_id in expected:
-        assert (out / "games" / f"{game_id}.jsonl").read_text().count('"type":"game_end"') == 1
+        assert log_text(log_of(out, game_id)).count('"type":"game_end"') == 1
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])

@@ -12,7 +12,6 @@ from click.testing import CliRunner
 from referee.cli import cli
 from referee.config import load_config
 from referee.gamelog import read_log
-from referee.tournament.schedule import make_schedule
 from referee.seal import load_key
 from referee.tournament import (
     Journal,
@@ -22,6 +21,8 @@ from referee.tournament import (
     TournamentState,
     read_journal,
 )
+from referee.tournament.schedule import make_schedule
+from tests.logs import log_of
 
 from .conftest import (
     copy_heuristic,
@@ -54,7 +55,7 @@ def test_a_tournament_of_builtins(builtin_config: pathlib.Path) -> None:
     assert set(games) == {g.game_id for g in schedule.games}
     for game in schedule.games:
         assert games[game.game_id]["bots"] == list(game.bots)
-        records = [r for _, r in read_log(out / "games" / f"{game.game_id}.jsonl")]
+        records = [r for _, r in read_log(log_of(out, game.game_id))]
         assert records[0]["meta"]["table"] == game.table
         assert records[-1]["type"] == "game_end"
     standings = json.loads((out / "standings.json").read_text())
@@ -287,9 +288,10 @@ def test_cli_tournament_and_standings(builtin_config: pathlib.Path) -> None:
         cli, ["standings", str(out), "--ranking", "ordinal", "--format", "csv"]
     )
     assert by_ordinal.stdout.splitlines()[0].startswith("rank,bot,status,games")
-    (out / "games" / "t1-d1-r1.jsonl").unlink()
+    gone = log_of(out, "t1-d1-r1")
+    gone.unlink()
     warned = runner.invoke(cli, ["standings", str(out)])
     assert warned.exit_code == 0
-    assert "warning: 1 game log(s) missing: games/t1-d1-r1.jsonl" in warned.stderr
+    assert f"warning: 1 game log(s) missing: {gone.relative_to(out)}" in warned.stderr
     nowhere = runner.invoke(cli, ["standings", str(builtin_config.parent)])
     assert nowhere.exit_code == 1 and "not a tournament output folder" in nowhere.output

@@ -31,6 +31,7 @@ import pytest
 
 from referee import procfs, seal
 from referee.tournament import read_journal
+from referee.tournament.folder import Layout
 
 from .conftest import copy_heuristic, journal_games, without_timing, write_config
 
@@ -206,7 +207,7 @@ def games_in(journal: pathlib.Path) -> int:
 
 def logs_in(out: pathlib.Path) -> int:
     try:
-        return len(os.listdir(out / "games"))
+        return sum(1 for _ in Layout(out).game_logs())
     except OSError:
         return 0
 

@@ -178,3 +178,48 @@ def test_text_formats() -> None:
     assert [r["bot"] for r in rows] == ["b", "c", "a", "d", "e"]
     assert rows[2]["faults"] == "illegal_card=1;timeout=2" and rows[2]["forfeits"] == "1"
     assert float(rows[0]["points_per_hand"]) == pytest.approx(4.25)
+
+
+def test_many_bots_show_the_top_of_the_head_to_head_and_say_where_the_rest_is() -> None:
+    bots = [f"bot-{n:02d}" for n in range(24)]
+    rng = random.Random(3)
+    entries = []
+    for index in range(400):
+        seats = rng.sample(bots, 4)
+        placements = [1, 2, 3, 4]
+        rng.shuffle(placements)
+        hands = [[[0, 4, 9, 13][p - 1] for p in placements]]
+        entries.append(game(f"g{index}", index, index, seats, hands, placements, [0]))
+    table = compute_standings(entries, bots=bots, excluded={}, ranking="points", name="many")
+    text = render(table, "table")
+    head, h2h = text.split("Head to head")
+    assert all(bot in head for bot in bots)  # every bot is ranked
+    assert max(len(line) for line in h2h.splitlines()) < 200  # not 361 characters
+    top = [b.bot for b in table.bots]
+    assert all(bot in h2h for bot in top[:12]) and not any(bot in h2h for bot in top[12:-1])
+    assert "the top 12 of 24 bots by rank; the whole matrix: head_to_head.csv" in h2h
+    assert "--format h2h-csv" in h2h and "referee serve" in h2h
+    pairs = list(csv.DictReader(io.StringIO(render(table, "h2h-csv"))))
+    met = {(a, b) for a, row in table.head_to_head.items() for b, h in row.items() if h.games}
+    assert {(r["bot"], r["opponent"]) for r in pairs} == met and len(met) > 12 * 11
+    first = pairs[0]
+    h = table.head_to_head[first["bot"]][first["opponent"]]
+    assert (int(first["ahead"]), int(first["tied"]), int(first["behind"])) == (
+        h.ahead,
+        h.tied,
+        h.behind,
+    )
+    assert float(first["score"]) == h.score
+    few = render(standings(), "table")
+    assert "the whole matrix" not in few
+
+
+def test_csv_and_json_give_every_figure_at_full_precision() -> None:
+    rows = list(csv.DictReader(io.StringIO(render(standings(), "csv"))))
+    data = {b["bot"]: b for b in json.loads(render(standings(), "json"))["bots"]}
+    for row in rows:
+        for key in ("avg_placement", "points_per_hand"):
+            if row[key]:
+                assert float(row[key]) == data[row["bot"]][key]
+    thirds = [b for b in standings().bots if b.avg_placement and b.games == 3]
+    assert any(len(repr(b.avg_placement)) > 6 for b in thirds)  # 5/3 is not cut to 1.667
