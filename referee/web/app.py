@@ -317,6 +317,7 @@ def _games(snap: Snapshot, request: Request) -> Response:
         if value not in FILTERS[key]:
             return _json({"error": f"{key} must be one of {', '.join(FILTERS[key][1:])}"}, 400)
     bot = query.get("bot", "")
+    bot = (_bot_name(snap, bot) or bot) if bot else ""
     try:
         offset = max(0, int(query.get("offset", "0")))
         limit = min(PAGE, max(1, int(query.get("limit", str(PAGE)))))
@@ -330,8 +331,8 @@ def _games(snap: Snapshot, request: Request) -> Response:
             "offset": offset,
             "games": [r.to_dict() for r in rows[offset : offset + limit]],
             "bots": sorted(
-                {printable(b, 64) for b in snap.bots}
-                | {r["bot"] for r in (snap.standings or {}).get("bots", [])}
+                printable(b, 64)
+                for b in {*snap.bots, *(r["bot"] for r in (snap.standings or {}).get("bots", []))}
             ),
         }
     )

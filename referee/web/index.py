@@ -161,7 +161,7 @@ class Snapshot:
             "indexing": self.indexing,
             "is_gauntlet": self.is_gauntlet,
             "leader": (
-                self.standings["bots"][0]["bot"]
+                _name(self.standings["bots"][0]["bot"])
                 if self.standings and self.standings["bots"] and self.games_played
                 else None
             ),

@@ -278,6 +278,9 @@ def test_every_bot_string_is_escaped(runs: pathlib.Path, client_for) -> None:
     assert not any("\u202e" in n or "\n" in n for n in names)
     games = client.get("/api/t/small/games").json()
     assert all("\u202e" not in b for g in games["games"] for b in g["bots"])
+    assert shown in games["bots"] and not any("\u202e" in b for b in games["bots"])
+    theirs = client.get("/api/t/small/games", params={"bot": shown}).json()  # as the page asks
+    assert theirs["total"] and all(shown in g["bots"] for g in theirs["games"])
     script = (STATIC / "serve.js").read_text()
     assert "innerHTML" not in script and "insertAdjacentHTML" not in script
 
