@@ -539,7 +539,7 @@ class Tournament:
                     self._journal.close()
         result.signal_name = signals.signal_name
         result.elapsed_s = round(time.monotonic() - started, 2)
-        result.play_s = round(self.progress.elapsed_s, 2) if self.progress.played else 0.0
+        result.play_s = self.progress.elapsed_s if self.progress.played else 0.0
         return result
 
     def _interrupted_result(self) -> RunResult:

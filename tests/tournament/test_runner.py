@@ -229,6 +229,20 @@ def test_a_sampled_schedule(tmp_path: pathlib.Path) -> None:
     result, messages = run(path)
     assert result.complete and result.games_played == 6
     assert any("a balanced sample of 6 tables" in m for m in messages)
+    assert not any("max_tables" in m for m in messages)  # 6 is a multiple of 8 / gcd(8, 4)
+    rounded = write_config(
+        tmp_path,
+        f"bots: {{{bots}}}\nrules: {{target_score: 20}}\n"
+        "schedule: {max_tables: 7, duplicate: false}\noutput: out7\n",
+        name="seven.yaml",
+    )
+    result, messages = run(rounded)
+    assert result.games_played == 6
+    assert any(
+        "note: max_tables 7 gives 6 tables: a balanced sample of 8 bots at tables of 4 has a "
+        "multiple of 2 tables" in m
+        for m in messages
+    ), messages
     assert result.standings is not None
     assert {row.games for row in result.standings.bots} == {3}
 
@@ -272,6 +286,18 @@ def test_progress_lines() -> None:
     progress.refresh(force=True)
     progress.finish()
     assert tty.getvalue().startswith("\rgames 0/1") and tty.getvalue().endswith("\n")
+
+
+def test_the_summary_gives_the_progress_lines_rate(builtin_config: pathlib.Path) -> None:
+    """The rate is over the time of play, not the builds and start-up, in both."""
+    result = CliRunner().invoke(cli, ["tournament", str(builtin_config), "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    last = [line for line in result.stderr.splitlines() if line.startswith("games ")][-1]
+    summary = result.stderr.splitlines()[-1]
+    assert last.startswith("games 20/20 (100%)") and summary.startswith("20 games played in ")
+    rate = last.split(" | ")[1]
+    assert rate.endswith("/min") and f"({rate})" in summary, (last, summary)
+    assert "s in all, with builds and bot start-up" in summary
 
 
 def test_cli_tournament_and_standings(builtin_config: pathlib.Path) -> None:
