@@ -529,16 +529,23 @@ ATTACKS = {
 
 def run_attack(base: pathlib.Path, mode: str, attack: Attack, key_file: pathlib.Path | None) -> Run:
     limits = dict(attack.limits)
-    if has_disk_limit() and mode != "none":
-        limits["disk_bytes"] = DISK_LIMIT
+    settings = dict(attack.settings)
+    time_control = dict(attack.time_control)
+    if mode != "none":
+        if has_disk_limit():
+            limits["disk_bytes"] = DISK_LIMIT
+        # A short move time is there to show victims timing out without a sandbox; sandboxed,
+        # the attacker's first move waits for its verdicts, and must not time out itself.
+        settings.pop("block_s", None)
+        time_control = {}
     run = make_run(
         base,
         mode,
         attack.name,
         key_file=key_file,
-        settings=attack.settings,
+        settings=settings,
         limits=limits,
-        time_control=attack.time_control,
+        time_control=time_control,
         build=attack.build,
         flat=attack.flat,
         bot_processes=attack.bot_processes,
