@@ -81,7 +81,7 @@ def _missing_logs(out_dir: pathlib.Path) -> list[str]:
     for entry in read_journal(layout.journal):
         if entry["type"] == "game":
             path = layout.log_of(entry)
-            if path is None or not path.is_file():
+            if not path.is_file():
                 shown = entry.get("log_path") or layout.relative(layout.game_log(entry["game_id"]))
                 missing.append(printable(str(shown), 200))  # the journal may be hand-written
     return missing
