@@ -87,6 +87,18 @@ def _ray_processes(root: pathlib.Path) -> list[int]:
     return found
 
 
+def _describe(pids: list[int]) -> list[str]:
+    """Each process's pid and command line, for the message."""
+    out = []
+    for pid in pids:
+        try:
+            command = pathlib.Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            command = b"(gone)"
+        out.append(f"{pid}: {command.decode(errors='replace')[:200]}")
+    return out
+
+
 def _wait_no_ray_processes(root: pathlib.Path, wait_s: float = 30.0) -> list[int]:
     deadline = time.monotonic() + wait_s
     while (left := _ray_processes(root)) and time.monotonic() < deadline:
@@ -156,7 +168,7 @@ def cluster(folder: pathlib.Path) -> Iterator[_Cluster]:
             os.environ["RAY_TMPDIR"] = old
         left = _wait_no_ray_processes(ray_tmp) + wait_no_processes_in(folder)
         shutil.rmtree(ray_tmp, ignore_errors=True)
-        assert not left, f"processes outlived the Ray cluster: {left}"
+        assert not left, f"processes outlived the Ray cluster: {_describe(left)}"
 
 
 @pytest.fixture(scope="module")
@@ -210,7 +222,7 @@ def test_a_ray_tournament_equals_the_local_one(
     assert sorted((e["status"], e["worker"]) for e in started) == [("started", 1), ("started", 2)]
     assert all(e["node"] for e in started)
     # The nodes built the staged folder (once: the nodes of this machine share Ray's folder).
-    builds = list(cluster.root.glob("ray/session_*/hearts-referee/*/builds/hpy.build.log"))
+    builds = list(cluster.root.glob("ray/session_2*/hearts-referee/*/builds/hpy.build.log"))
     assert len(builds) == 1, builds
     # The head wrote every game log, whole; nothing else is in the output folder's games.
     logs = [p for p in (out / "games").rglob("*") if p.is_file()]
