@@ -55,7 +55,7 @@ __all__ = ["LOOPBACK_HOSTS", "create_app"]
 
 #: Host headers accepted when bound to loopback (a page on another site cannot
 #: reach the server through a DNS name of its own: DNS rebinding).
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]", "testserver")
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 #: Games per page of the game list (at most).
 PAGE = 200
 #: How often an event stream looks for changes, and sends a comment to keep alive.

@@ -9,6 +9,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from referee.web import Catalog, create_app
+from referee.web.app import LOOPBACK_HOSTS
 from tests.web.synth import synthesize
 
 #: A bot name a bot author might choose to break a page: markup, a bidi override, a newline.
@@ -43,7 +44,10 @@ def client_for() -> object:
     def make(root: pathlib.Path) -> tuple[TestClient, Catalog]:
         catalog = Catalog(root)
         settle(catalog)
-        client = TestClient(create_app(root, catalog=catalog, follow=False))
+        app = create_app(
+            root, catalog=catalog, follow=False, allowed_hosts=(*LOOPBACK_HOSTS, "testserver")
+        )
+        client = TestClient(app)
         clients.append(client)
         return client, catalog
 
