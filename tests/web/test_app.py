@@ -298,6 +298,8 @@ def test_only_loopback_host_names(runs: pathlib.Path, client_for) -> None:
     assert client.get("/", headers={"host": "evil.example"}).status_code == 400
     assert client.get("/", headers={"host": "127.0.0.1:8000"}).status_code == 200
     assert client.get("/", headers={"host": "localhost:8000"}).status_code == 200
+    assert client.get("/", headers={"host": "[::1]:8000"}).status_code == 200
+    assert client.get("/", headers={"host": "127.0.0.1.evil.example"}).status_code == 400
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.4")
     assert warning_for("127.0.0.1") is None
