@@ -21,6 +21,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import os
 import pathlib
 import statistics
 import sys
@@ -89,7 +90,8 @@ def main() -> None:
         print(
             f"verify: folders of {' and '.join(map(str, sizes))} built-in games "
             f"(played in {time.perf_counter() - started:.0f} s); 1 process vs {n} "
-            f"({cpu_count()} cores here), {args.rounds} alternating rounds"
+            f"({cpu_count()} cores here, load average {os.getloadavg()[0]:.1f}), "
+            f"{args.rounds} alternating rounds"
         )
         per_game: dict[tuple[int, int], list[float]] = {}
         ratios: dict[int, list[float]] = {size: [] for size in sizes}

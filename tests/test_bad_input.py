@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from referee.tournament.folder import log_game_id
 from tests.bad_input import (
     MOON_LOG,
     Outcome,
@@ -425,14 +426,16 @@ def test_html_over_the_log_it_replays(log: pathlib.Path) -> None:
 
 
 def test_html_over_a_recorded_file(folder: pathlib.Path) -> None:
-    game = folder_logs(folder)[0]
+    log = folder_logs(folder)[0]
+    game = log_game_id(log.name)
     recorded = [
         folder / "journal.jsonl",
         folder / "tournament.json",
         folder / "key",
         folder / "standings.json",
         folder / "standings.txt",
-        game,
+        folder / "head_to_head.csv",
+        log,
         folder / "config.yaml",
     ]
     with snapshot(folder):
