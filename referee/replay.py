@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
+import json
 import os
 import pathlib
 import zlib
@@ -315,24 +316,32 @@ def read_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, 
     try:
         for line, record in read_log(path):
             yield line, record
-    except UnicodeDecodeError as error:
-        where = _bad_utf8_line(path) or line + 1
-        raise LogError(
-            path, where, f"not UTF-8 text (byte {error.object[error.start]:#04x}): not a game log?"
-        ) from None
+    except UnicodeDecodeError:
+        where, problem = _first_damage(path) or (line + 1, "not UTF-8 text")
+        raise LogError(path, where, f"{problem}: not a game log?") from None
 
 
-def _bad_utf8_line(path: str | os.PathLike[str]) -> int | None:
-    """The line of the first byte that is not UTF-8 (the decoder reads ahead of the lines)."""
+def _first_damage(path: str | os.PathLike[str]) -> tuple[int, str] | None:
+    """The first line that is not UTF-8, or not JSON, and what is wrong with it.
+
+    The decoder reads ahead of the lines, so the line it fails on is found here.
+    """
     try:
         data = pathlib.Path(path).read_bytes()
         if data[:2] == b"\x1f\x8b":  # a compressed log
             data = gzip.decompress(data)
-        data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        return data[: error.start].count(b"\n") + 1
     except (OSError, EOFError, gzip.BadGzipFile, zlib.error):
         return None
+    for number, raw in enumerate(data.splitlines(), start=1):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            return number, f"not UTF-8 text (byte {raw[error.start]:#04x})"
+        if text.strip():
+            try:
+                json.loads(text)
+            except (ValueError, RecursionError):
+                return number, "not JSON"
     return None
 
 
