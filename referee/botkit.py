@@ -27,14 +27,16 @@ is called from several threads at once (one process may play several seats
 and games), so keep per-game state keyed by ``(request.game_id,
 request.seat)``, or none at all.
 
-Decision requests carry the rules in force (``request.rules``), so a bot
-needs no state to know the variant: :func:`rules` gives them as the engine's
-:class:`~referee.engine.Rules`.
+Decision requests carry the rules in force (``request.rules``;
+``request.rules.num_players`` is the table size), so a bot needs no state to
+know the variant; :func:`referee.protocol.view_from_play_request` turns a
+PlayCardRequest into the engine's view, rules included.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import signal
 import sys
@@ -116,11 +118,46 @@ class _Pool:
             return found.file
 
 
+def _json_name(name: str) -> str:
+    """protoc's JSON name of a field: lowerCamelCase (``pass_to`` -> ``passTo``)."""
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+@functools.lru_cache(maxsize=64)
+def _with_json_names(serialized: bytes) -> bytes:
+    """A serialised FileDescriptorProto with every field's ``json_name`` filled in.
+
+    Python's descriptors leave it out (``CopyToProto``); Go's, C++'s and
+    Java's include it, and grpcurl prints, templates and parses JSON by it.
+    """
+    proto = descriptor_pb2.FileDescriptorProto.FromString(serialized)
+    messages = list(proto.message_type)
+    while messages:
+        message = messages.pop()
+        messages.extend(message.nested_type)
+        for field in message.field:
+            if not field.HasField("json_name"):
+                field.json_name = _json_name(field.name)
+    return proto.SerializeToString()
+
+
+class _ReflectionServicer(reflection.ReflectionServicer):
+    """grpcio's reflection, with JSON names in the file descriptors it sends."""
+
+    def ServerReflectionInfo(self, request_iterator: Any, context: Any) -> Any:
+        for response in super().ServerReflectionInfo(request_iterator, context):
+            if response.HasField("file_descriptor_response"):
+                files = response.file_descriptor_response.file_descriptor_proto
+                files[:] = [_with_json_names(f) for f in files]
+            yield response
+
+
 def _enable_reflection(server: grpc.Server, services: Sequence[str]) -> None:
     """Serve reflection v1alpha and v1 (one servicer; the wire format is the same)."""
     _register_reflection_v1()
     names = (*services, reflection.SERVICE_NAME, REFLECTION_V1)
-    servicer = reflection.ReflectionServicer(names, pool=_Pool())
+    servicer = _ReflectionServicer(names, pool=_Pool())
     reflection_v1alpha_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
     v1 = grpc.method_handlers_generic_handler(
         REFLECTION_V1,

@@ -126,6 +126,7 @@ def rules_to_pb(rules: Rules) -> pb.Rules:
 
 
 def rules_from_pb(rules: pb.Rules) -> Rules:
+    """The engine's rules a message describes (removed cards and hand size follow from them)."""
     return Rules(
         num_players=rules.num_players,
         target_score=rules.target_score,
@@ -138,12 +139,19 @@ def rules_from_pb(rules: pb.Rules) -> Rules:
 
 
 def trick_to_pb(trick: Trick) -> pb.Trick:
+    """The message of a trick: ``winner`` is unset while it is in progress (the engine's -1)."""
     return pb.Trick(
         leader=trick.leader,
         plays=[pb.Play(seat=s, card=_PB_CARDS[c]) for s, c in trick.plays],
-        winner=trick.winner,
+        winner=trick.winner if trick.winner >= 0 else None,
         points=trick.points,
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _rules_pb(rules: Rules) -> pb.Rules:
+    """The message of a rule set, shared: never modify it."""
+    return rules_to_pb(rules)
 
 
 # Building a PlayCardRequest field by field costs more than the gRPC call
@@ -161,6 +169,12 @@ _HAND_FIELD = _card_fields("hand")
 _PASSED_FIELD = _card_fields("passed")
 _RECEIVED_FIELD = _card_fields("received")
 _LEGAL_FIELD = _card_fields("legal_moves")
+
+
+@functools.lru_cache(maxsize=64)
+def _rules_field(rules: Rules) -> bytes:
+    """The rules as PlayCardRequest's field ``rules``."""
+    return pb.PlayCardRequest(rules=_rules_pb(rules)).SerializeToString()
 
 
 @functools.lru_cache(maxsize=8192)
@@ -181,7 +195,7 @@ def trick_from_pb(trick: pb.Trick) -> Trick:
     return Trick(
         trick.leader,
         tuple((p.seat, card_from_pb(p.card)) for p in trick.plays),
-        trick.winner,
+        trick.winner if trick.HasField("winner") else -1,
         trick.points,
     )
 
@@ -193,7 +207,7 @@ def start_game_request(
         game_id=game_id,
         seat=seat,
         players=[pb.PlayerInfo(seat=s, name=name) for s, name in enumerate(names)],
-        rules=rules_to_pb(rules),
+        rules=_rules_pb(rules),
     )
 
 
@@ -222,11 +236,12 @@ def pass_request(
         decision_id=decision_id,
         clock=_clock(move_time_ms, time_bank_ms),
         hand_number=view.hand_number,
-        direction=_DIRECTION_TO_PB[view.pass_direction],
+        pass_direction=_DIRECTION_TO_PB[view.pass_direction],
         pass_to=view.pass_to,
         hand=cards_to_pb(view.hand),
         scores=view.scores,
         count=view.rules.pass_count,
+        rules=_rules_pb(view.rules),
     )
 
 
@@ -240,7 +255,7 @@ def play_request(
         clock=_clock(move_time_ms, time_bank_ms),
         hand_number=view.hand_number,
         trick_number=view.trick_number,
-        passed_to=view.pass_to,
+        pass_to=view.pass_to,
         pass_direction=_DIRECTION_TO_PB[view.pass_direction],
         points_taken=view.points_taken,
         scores=view.scores,
@@ -254,6 +269,7 @@ def play_request(
     parts += [_trick_field(t, False) for t in view.tricks]
     parts.append(_trick_field(view.current_trick, True))
     parts += [_LEGAL_FIELD[c] for c in card_list(view.legal_moves)]
+    parts.append(_rules_field(view.rules))
     request.MergeFromString(b"".join(parts))
     return request
 
@@ -268,6 +284,7 @@ def moon_scoring_request(
         clock=_clock(move_time_ms, time_bank_ms),
         hand_number=view.hand_number,
         scores=view.scores,
+        rules=_rules_pb(view.rules),
     )
 
 
@@ -277,7 +294,7 @@ def end_hand_request(game_id: str, seat: int, result: HandResult) -> pb.EndHandR
         seat=seat,
         hand_number=result.hand_number,
         hand_scores=result.scores,
-        moon_shooter=-1 if result.moon_shooter is None else result.moon_shooter,
+        moon_shooter=result.moon_shooter,
         scores=result.totals,
         tricks=[_trick_pb(t) for t in result.tricks],
     )
@@ -303,24 +320,24 @@ def _dealt_cards(request: pb.PlayCardRequest) -> CardSet:
     return CardSet(now & ~CardSet.of(cards_from_pb(request.received)))
 
 
-def view_from_play_request(request: pb.PlayCardRequest, rules: Rules) -> SeatView:
+def view_from_play_request(request: pb.PlayCardRequest, rules: Rules | None = None) -> SeatView:
     """The engine view a PlayCardRequest describes (for Python bots).
 
-    ``rules`` comes from the StartGame or, for a stateless bot, the defaults
-    for the table size.
+    The rules are the request's own (``request.rules``) unless ``rules`` is
+    given.
     """
     from referee.engine import Phase
 
     return SeatView(
         seat=request.seat,
-        rules=rules,
+        rules=rules_from_pb(request.rules) if rules is None else rules,
         phase=Phase.PLAYING,
         hand_number=request.hand_number,
         trick_number=request.trick_number,
         hand=CardSet.of(cards_from_pb(request.hand)),
         dealt=_dealt_cards(request),
         pass_direction=_DIRECTION_FROM_PB.get(request.pass_direction, PassDirection.HOLD),
-        pass_to=request.passed_to,
+        pass_to=request.pass_to,
         passed=CardSet.of(cards_from_pb(request.passed)),
         received=CardSet.of(cards_from_pb(request.received)),
         tricks=tuple(trick_from_pb(t) for t in request.tricks),

@@ -16,6 +16,7 @@ from referee.engine import (
     Rules,
     SeatView,
     TieRule,
+    Trick,
     card_list,
 )
 from referee.pb.hearts.v1 import hearts_pb2 as pb
@@ -59,6 +60,20 @@ def test_play_request_round_trip(rules: Rules) -> None:
         for _, view in random_views(rules, seed):
             request = _wire(protocol.play_request("g", view, "d", 1000, 500))
             assert protocol.view_from_play_request(request, rules) == view
+            # The request alone is enough: it carries the rules in force.
+            assert protocol.view_from_play_request(request) == view
+            assert protocol.rules_from_pb(request.rules) == rules
+            assert request.rules.num_players == rules.num_players
+            # The trick in progress always has its leader, and no winner yet.
+            assert request.HasField("current_trick")
+            assert not request.current_trick.HasField("winner")
+            plays = request.current_trick.plays
+            leader = request.current_trick.leader
+            if plays:
+                assert leader == plays[0].seat
+            else:
+                assert leader == request.seat
+            assert all(t.HasField("winner") for t in request.tricks)
             assert request.game_id == "g" and request.decision_id == "d"
             assert (request.clock.move_time_ms, request.clock.time_bank_ms) == (1000, 500)
             assert len(request.points_taken) == len(request.scores) == rules.num_players
@@ -78,7 +93,7 @@ def _plain_play_request(view: SeatView, move_ms: int, bank_ms: int) -> pb.PlayCa
         hand=[protocol.card_to_pb(c) for c in view.hand],
         passed=[protocol.card_to_pb(c) for c in view.passed or ()],
         received=[protocol.card_to_pb(c) for c in view.received or ()],
-        passed_to=view.pass_to,
+        pass_to=view.pass_to,
         pass_direction=protocol.direction_to_pb(view.pass_direction),
         tricks=[protocol.trick_to_pb(t) for t in view.tricks],
         current_trick=protocol.trick_to_pb(view.current_trick),
@@ -86,6 +101,7 @@ def _plain_play_request(view: SeatView, move_ms: int, bank_ms: int) -> pb.PlayCa
         scores=view.scores,
         hearts_broken=view.hearts_broken,
         legal_moves=[protocol.card_to_pb(c) for c in view.legal_moves],
+        rules=protocol.rules_to_pb(view.rules),
     )
 
 
@@ -111,6 +127,12 @@ def test_other_requests(rules: Rules) -> None:
         request = _wire(protocol.pass_request("g", view, "d", 100, 0))
         assert protocol.cards_from_pb(request.hand) == card_list(view.hand)
         assert request.count == 3 and request.hand_number == 1
+        assert request.pass_direction == pb.PASS_DIRECTION_LEFT
+        assert request.pass_to == (seat + 1) % rules.num_players
+        assert protocol.rules_from_pb(request.rules) == rules
+        assert request.rules == protocol.rules_to_pb(rules)
+        moon = _wire(protocol.moon_scoring_request("g", view, "m", 100, 0))
+        assert protocol.rules_from_pb(moon.rules) == rules
         start = _wire(protocol.start_game_request("g", seat, ["a"] * rules.num_players, rules))
         assert start.rules.cards_per_player == rules.cards_per_player
         assert protocol.cards_from_pb(start.rules.removed_cards) == rules.removed_cards
@@ -126,7 +148,11 @@ def test_end_of_hand_and_game() -> None:
     end = _wire(protocol.end_hand_request("g", 2, result))
     assert tuple(end.hand_scores) == result.scores
     assert tuple(end.scores) == result.totals
-    assert end.moon_shooter == (-1 if result.moon_shooter is None else result.moon_shooter)
+    if result.moon_shooter is None:
+        assert not end.HasField("moon_shooter")
+    else:
+        assert end.HasField("moon_shooter") and end.moon_shooter == result.moon_shooter
+    assert all(t.HasField("winner") for t in end.tricks)
     assert tuple(protocol.trick_from_pb(t) for t in end.tricks) == result.tricks
     over = _wire(protocol.end_game_request("g", 2, state.outcome, True))
     assert tuple(over.placements) == state.outcome.placements
@@ -164,3 +190,12 @@ def test_moon_choices() -> None:
     for bad in (0, 3, 7, -1):
         with pytest.raises(protocol.MalformedAnswer):
             protocol.moon_choice_from_pb(bad)
+
+
+def test_no_seat_is_minus_one() -> None:
+    """Absent seats are unset fields (explicit presence), never the old -1 sentinel."""
+    in_progress = protocol.trick_to_pb(Trick(2, ()))
+    assert in_progress.leader == 2 and not in_progress.HasField("winner")
+    won_by_seat_0 = _wire(protocol.trick_to_pb(Trick(1, (), 0, 3)))
+    assert won_by_seat_0.HasField("winner") and won_by_seat_0.winner == 0
+    assert protocol.trick_from_pb(in_progress).winner == -1  # the engine's own convention

@@ -220,12 +220,9 @@ func queenPlayed(req *pb.PlayCardRequest) bool {
 	return false
 }
 
-// numPlayers is the table size (3-7, V6), read from the per-seat lists.
+// numPlayers is the table size (3-7, V6): the request carries the rules in force.
 func numPlayers(req *pb.PlayCardRequest) int {
-	if n := len(req.GetPointsTaken()); n > 0 {
-		return n
-	}
-	if n := len(req.GetScores()); n > 0 {
+	if n := int(req.GetRules().GetNumPlayers()); n > 0 {
 		return n
 	}
 	return 4

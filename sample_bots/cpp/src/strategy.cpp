@@ -71,10 +71,10 @@ bool QueenOfSpadesPlayed(const PlayCardRequest& req) {
   return false;
 }
 
+// Players at the table (V6): the request carries the rules in force.
 int NumPlayers(const PlayCardRequest& req) {
-  if (req.points_taken_size() > 0) return req.points_taken_size();
-  if (req.scores_size() > 0) return req.scores_size();
-  return 4;
+  const int n = req.rules().num_players();
+  return n > 0 ? n : 4;
 }
 
 }  // namespace

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
-import { HealthImplementation, protoPath as healthProtoPath } from 'grpc-health-check';
+import { HealthImplementation } from 'grpc-health-check';
 
 import type { ProtoGrpcType } from './generated/hearts';
 import type { HeartsBotHandlers } from './generated/hearts/v1/HeartsBot';
@@ -28,6 +28,7 @@ const SERVICE_NAME = 'hearts.v1.HeartsBot';
 // to this file (dist/main.js -> ../proto), not to the working directory.
 const PROTO_ROOT = path.resolve(__dirname, '..', 'proto');
 const HEARTS_PROTO = 'hearts/v1/hearts.proto';
+const HEALTH_PROTO = 'grpc/health/v1/health.proto';
 
 // Must match the options given to proto-loader-gen-types in package.json
 // (--keepCase --longs=Number --defaults), which the generated types describe.
@@ -188,10 +189,11 @@ function main(): void {
   server.addService(hearts.hearts.v1.HeartsBot.service, handlers);
   health.addToServer(server);
 
-  // Reflection describes the bot service and the health service.
-  const healthDefinition = protoLoader.loadSync('health/v1/health.proto', {
-    includeDirs: [path.resolve(path.dirname(healthProtoPath), '..', '..')],
-  });
+  // Reflection describes the bot service and the health service, the latter
+  // from the kit's copy of the health.proto that grpc-health-check implements
+  // (Check and Watch): its own copy also lists List, which it does not
+  // implement, and whose map field protobuf.js's descriptors get wrong.
+  const healthDefinition = protoLoader.loadSync(HEALTH_PROTO, { includeDirs: [PROTO_ROOT] });
   new ReflectionService({ ...heartsDefinition, ...healthDefinition }).addToServer(server);
 
   const socketPath = unixPath(address);

@@ -99,7 +99,8 @@ export function choosePlay(req: PlayCardRequest): Card {
     const ducks = following.filter((c) => c.rank < winning);
     if (ducks.length > 0) return highest(ducks);
 
-    const numPlayers = req.scores.length || req.points_taken.length || 4;
+    // The request carries the rules in force, with the table size (V6).
+    const numPlayers = req.rules?.num_players || 4;
     const lastToPlay = plays.length === numPlayers - 1;
     if (lastToPlay) {
       // We win this trick anyway: get rid of our highest card, but not Q♠.

@@ -69,7 +69,7 @@ class HeuristicBot(Bot):
             if under:
                 return under[-1]  # duck with the highest card that still loses
             safe = [c for c in legal if not is_queen_of_spades(c)] or legal
-            last = len(plays) == len(request.scores) - 1
+            last = len(plays) == request.rules.num_players - 1
             points = any(p.card.suit == HEARTS or is_queen_of_spades(p.card) for p in plays)
             return safe[-1] if last and not points else safe[0]
         # Void in the led suit: get rid of the most dangerous card.

@@ -169,11 +169,8 @@ fn follow(req: &PlayCardRequest, led_suit: i32) -> Option<Card> {
     if let Some(duck) = highest(legal.iter().copied().filter(|c| c.rank < winning_rank)) {
         return Some(*duck);
     }
-    let num_players = if req.points_taken.is_empty() {
-        req.scores.len()
-    } else {
-        req.points_taken.len()
-    };
+    // The request carries the rules in force, with the table size (V6).
+    let num_players = req.rules.as_ref().map_or(0, |r| r.num_players.max(0) as usize);
     let num_players = if num_players == 0 { 4 } else { num_players };
     let last_to_play = plays.len() + 1 >= num_players;
     if last_to_play {

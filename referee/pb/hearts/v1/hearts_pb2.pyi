@@ -213,28 +213,30 @@ class Trick(_message.Message):
     def __init__(self, leader: _Optional[int] = ..., plays: _Optional[_Iterable[_Union[Play, _Mapping]]] = ..., winner: _Optional[int] = ..., points: _Optional[int] = ...) -> None: ...
 
 class PassCardsRequest(_message.Message):
-    __slots__ = ("game_id", "seat", "decision_id", "clock", "hand_number", "direction", "pass_to", "hand", "scores", "count")
+    __slots__ = ("game_id", "seat", "decision_id", "clock", "hand_number", "pass_direction", "pass_to", "hand", "scores", "count", "rules")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     DECISION_ID_FIELD_NUMBER: _ClassVar[int]
     CLOCK_FIELD_NUMBER: _ClassVar[int]
     HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
-    DIRECTION_FIELD_NUMBER: _ClassVar[int]
+    PASS_DIRECTION_FIELD_NUMBER: _ClassVar[int]
     PASS_TO_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
     COUNT_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     seat: int
     decision_id: str
     clock: Clock
     hand_number: int
-    direction: PassDirection
+    pass_direction: PassDirection
     pass_to: int
     hand: _containers.RepeatedCompositeFieldContainer[Card]
     scores: _containers.RepeatedScalarFieldContainer[int]
     count: int
-    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., decision_id: _Optional[str] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ..., hand_number: _Optional[int] = ..., direction: _Optional[_Union[PassDirection, str]] = ..., pass_to: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., scores: _Optional[_Iterable[int]] = ..., count: _Optional[int] = ...) -> None: ...
+    rules: Rules
+    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., decision_id: _Optional[str] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ..., hand_number: _Optional[int] = ..., pass_direction: _Optional[_Union[PassDirection, str]] = ..., pass_to: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., scores: _Optional[_Iterable[int]] = ..., count: _Optional[int] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ...) -> None: ...
 
 class PassCardsResponse(_message.Message):
     __slots__ = ("cards",)
@@ -243,7 +245,7 @@ class PassCardsResponse(_message.Message):
     def __init__(self, cards: _Optional[_Iterable[_Union[Card, _Mapping]]] = ...) -> None: ...
 
 class PlayCardRequest(_message.Message):
-    __slots__ = ("game_id", "seat", "decision_id", "clock", "hand_number", "trick_number", "hand", "passed", "received", "passed_to", "pass_direction", "tricks", "current_trick", "points_taken", "scores", "hearts_broken", "legal_moves")
+    __slots__ = ("game_id", "seat", "decision_id", "clock", "hand_number", "trick_number", "hand", "passed", "received", "pass_to", "pass_direction", "tricks", "current_trick", "points_taken", "scores", "hearts_broken", "legal_moves", "rules")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     DECISION_ID_FIELD_NUMBER: _ClassVar[int]
@@ -253,7 +255,7 @@ class PlayCardRequest(_message.Message):
     HAND_FIELD_NUMBER: _ClassVar[int]
     PASSED_FIELD_NUMBER: _ClassVar[int]
     RECEIVED_FIELD_NUMBER: _ClassVar[int]
-    PASSED_TO_FIELD_NUMBER: _ClassVar[int]
+    PASS_TO_FIELD_NUMBER: _ClassVar[int]
     PASS_DIRECTION_FIELD_NUMBER: _ClassVar[int]
     TRICKS_FIELD_NUMBER: _ClassVar[int]
     CURRENT_TRICK_FIELD_NUMBER: _ClassVar[int]
@@ -261,6 +263,7 @@ class PlayCardRequest(_message.Message):
     SCORES_FIELD_NUMBER: _ClassVar[int]
     HEARTS_BROKEN_FIELD_NUMBER: _ClassVar[int]
     LEGAL_MOVES_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     seat: int
     decision_id: str
@@ -270,7 +273,7 @@ class PlayCardRequest(_message.Message):
     hand: _containers.RepeatedCompositeFieldContainer[Card]
     passed: _containers.RepeatedCompositeFieldContainer[Card]
     received: _containers.RepeatedCompositeFieldContainer[Card]
-    passed_to: int
+    pass_to: int
     pass_direction: PassDirection
     tricks: _containers.RepeatedCompositeFieldContainer[Trick]
     current_trick: Trick
@@ -278,7 +281,8 @@ class PlayCardRequest(_message.Message):
     scores: _containers.RepeatedScalarFieldContainer[int]
     hearts_broken: bool
     legal_moves: _containers.RepeatedCompositeFieldContainer[Card]
-    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., decision_id: _Optional[str] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ..., hand_number: _Optional[int] = ..., trick_number: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., passed: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., received: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., passed_to: _Optional[int] = ..., pass_direction: _Optional[_Union[PassDirection, str]] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., current_trick: _Optional[_Union[Trick, _Mapping]] = ..., points_taken: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ..., hearts_broken: _Optional[bool] = ..., legal_moves: _Optional[_Iterable[_Union[Card, _Mapping]]] = ...) -> None: ...
+    rules: Rules
+    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., decision_id: _Optional[str] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ..., hand_number: _Optional[int] = ..., trick_number: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., passed: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., received: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., pass_to: _Optional[int] = ..., pass_direction: _Optional[_Union[PassDirection, str]] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., current_trick: _Optional[_Union[Trick, _Mapping]] = ..., points_taken: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ..., hearts_broken: _Optional[bool] = ..., legal_moves: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ...) -> None: ...
 
 class PlayCardResponse(_message.Message):
     __slots__ = ("card",)
@@ -287,20 +291,22 @@ class PlayCardResponse(_message.Message):
     def __init__(self, card: _Optional[_Union[Card, _Mapping]] = ...) -> None: ...
 
 class ChooseMoonScoringRequest(_message.Message):
-    __slots__ = ("game_id", "seat", "decision_id", "clock", "hand_number", "scores")
+    __slots__ = ("game_id", "seat", "decision_id", "clock", "hand_number", "scores", "rules")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     DECISION_ID_FIELD_NUMBER: _ClassVar[int]
     CLOCK_FIELD_NUMBER: _ClassVar[int]
     HAND_NUMBER_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
+    RULES_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     seat: int
     decision_id: str
     clock: Clock
     hand_number: int
     scores: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., decision_id: _Optional[str] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ..., hand_number: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ...) -> None: ...
+    rules: Rules
+    def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., decision_id: _Optional[str] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ..., hand_number: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ...) -> None: ...
 
 class ChooseMoonScoringResponse(_message.Message):
     __slots__ = ("choice",)

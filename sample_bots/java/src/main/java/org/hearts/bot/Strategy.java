@@ -229,14 +229,9 @@ final class Strategy {
     return false;
   }
 
-  /** Players at the table: the request has one points_taken (and scores) entry per seat. */
+  /** Players at the table (V6): the request carries the rules in force. */
   private static int numPlayers(PlayCardRequest req) {
-    if (req.getPointsTakenCount() > 0) {
-      return req.getPointsTakenCount();
-    }
-    if (req.getScoresCount() > 0) {
-      return req.getScoresCount();
-    }
-    return 4;
+    int n = req.getRules().getNumPlayers();
+    return n > 0 ? n : 4;
   }
 }
