@@ -481,6 +481,22 @@ def test_fresh_then_a_failed_start_keeps_the_old_folder(
     assert after == before
 
 
+def test_fresh_then_a_failed_build_keeps_the_old_folder(
+    tmp_path: pathlib.Path, folder: pathlib.Path
+) -> None:
+    before = {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "bot.yaml").write_text("name: b\nbuild: exit 3\nrun: ./b {address}\n", "utf-8")
+    config = write_config(tmp_path, CONFIG.replace("r2: random", f"r2: {bot}") + "sandbox: none\n")
+    result = tournament(config, folder, "--fresh")
+    assert result.exit_code == 1, result
+    olds = list(tmp_path.glob("out.old-*"))
+    assert len(olds) == 1 and str(olds[0]) in result.output, result
+    after = {p.relative_to(olds[0]): p.read_bytes() for p in olds[0].rglob("*") if p.is_file()}
+    assert after == before
+
+
 # Damaged logs shown silently ----------------------------------------------------------------
 
 
