@@ -28,6 +28,7 @@ import json
 import multiprocessing
 import os
 import pathlib
+import signal
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -920,12 +921,17 @@ def _game_checks(
     # threads (a server, say) spawns them instead, since forking it is unsafe.
     method = "fork" if threading.active_count() == 1 and os.name == "posix" else "spawn"
     pool = concurrent.futures.ProcessPoolExecutor(
-        workers, mp_context=multiprocessing.get_context(method)
+        workers, mp_context=multiprocessing.get_context(method), initializer=_leave_ctrl_c
     )
     try:
         yield pool.map(_verify_game_job, jobs, chunksize=_CHUNK)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _leave_ctrl_c() -> None:
+    """In a worker: Ctrl-C is the parent's to handle (it stops the pool), not a traceback here."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _verify_game_job(
