@@ -532,3 +532,39 @@ def test_a_huge_line_is_not_echoed(log: pathlib.Path) -> None:
     log.write_text("A" * 5_000_000 + "\n", encoding="utf-8")
     for args in (["replay", str(log)], ["verify", str(log)]):
         bad(invoke(args), str(log))
+
+
+# The boundary --------------------------------------------------------------------------------
+
+
+def test_the_last_resort_is_a_message_not_a_traceback(
+    log: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise KeyError("seats")
+
+    monkeypatch.setattr("referee.cli.replay.load_game", broken)
+    result = bad(invoke(["replay", str(log)]), "internal error (KeyError", "please report")
+    assert "REFEREE_DEBUG=1" in result.output
+    monkeypatch.setenv("REFEREE_DEBUG", "1")
+    with pytest.raises(AssertionError, match="a traceback"):
+        invoke(["replay", str(log)])
+
+
+def test_an_os_error_names_the_path(log: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device", "/tmp/somewhere/games")
+
+    monkeypatch.setattr("referee.cli.replay.load_game", full)
+    bad(invoke(["replay", str(log)]), "/tmp/somewhere/games: No space left on device")
+
+
+def test_a_huge_message_is_cut(log: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from referee.gamelog import LogError
+
+    def huge(*args: object, **kwargs: object) -> None:
+        raise LogError(log, 7, "x" * 50_000_000)
+
+    monkeypatch.setattr("referee.cli.replay.load_game", huge)
+    result = bad(invoke(["replay", str(log)]), f"{log}:7", "characters left out")
+    assert len(result.output) < 3000
