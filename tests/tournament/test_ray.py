@@ -13,6 +13,7 @@ import json
 import os
 import pathlib
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -236,13 +237,19 @@ def test_a_ray_tournament_resumes(
     config = _ray_config(folder, "resume", cluster.address)
     out = folder / "out-resume"
     first = Tournament(load_config(config), echo=lambda text: None, key_file=reference / "key")
-    watcher = threading.Thread(
-        target=lambda: _wait_for_games(out / "journal.jsonl", 3) and first.stop.set(), daemon=True
-    )
+
+    def terminate() -> None:
+        if _wait_for_games(out / "journal.jsonl", 3):
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    # SIGTERM reaches the runner's handler (stop scheduling, journal the games in flight),
+    # not the one ray.init installs (exit at once).
+    watcher = threading.Thread(target=terminate, daemon=True)
     watcher.start()
     result = first.run()
     watcher.join(5)
-    assert result.interrupted and 3 <= result.games_done < GAMES
+    assert result.interrupted and result.signal_name == "SIGTERM"
+    assert 3 <= result.games_done < GAMES
     again, _ = _run(config)
     assert again.complete and not again.errors, again.errors
     assert again.games_played == GAMES - result.games_done
