@@ -24,7 +24,7 @@ import pathlib
 from typing import Any
 
 from referee import seal
-from referee.tournament.folder import JournalError, Layout, TournamentState
+from referee.tournament.folder import JournalError, Layout, TournamentState, entry_problem
 
 __all__ = ["JournalReset", "JournalTail"]
 
@@ -100,10 +100,13 @@ class JournalTail:
                 raise JournalError(f"{self._where()}: {error}") from None
         try:
             entry = json.loads(line)
-        except ValueError as error:
+        except (ValueError, RecursionError) as error:
             raise JournalError(f"{self._where()}: not JSON: {error}") from None
-        if not isinstance(entry, dict) or "type" not in entry:
+        if not isinstance(entry, dict) or not isinstance(entry.get("type"), str):
             raise JournalError(f"{self._where()}: not a journal entry (an object with a type)")
+        problem = entry_problem(entry)  # the same field checks as read_journal's
+        if problem:
+            raise JournalError(f"{self._where()}: a {entry['type']} entry: {problem}")
         if self._key is not None:
             if entry["type"] == "run":
                 for name, value in self._facts.items():
