@@ -161,14 +161,18 @@ def _sprt(parent: Any) -> SprtSettings:
             continue
         value = section.data[key]
         if key == "min_sets":
-            ok = isinstance(value, int) and not isinstance(value, bool) and value >= 4
-            expected = "an integer of at least 4"
+            ok = isinstance(value, int) and not isinstance(value, bool) and 4 <= value <= 1_000_000
+            expected = "an integer 4 to 1000000"
         elif key in ("alpha", "beta"):
             ok = isinstance(value, int | float) and not isinstance(value, bool) and 0 < value < 0.5
             expected = "a probability above 0 and below 0.5"
         else:
-            ok = isinstance(value, int | float) and not isinstance(value, bool)
-            expected = "a number (in the metric's units per hand or per game)"
+            ok = (
+                isinstance(value, int | float)
+                and not isinstance(value, bool)
+                and abs(value) <= 1000  # NaN fails this too
+            )
+            expected = "a number from -1000 to 1000 (in the metric's units per hand or per game)"
         if not ok:
             raise section.error(section.path(key), f"expected {expected}, got {value!r}")
         values[key] = value if key == "min_sets" else float(value)
