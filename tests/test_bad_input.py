@@ -199,6 +199,17 @@ def test_a_limit_out_of_range(tmp_path: pathlib.Path, section: str, key: str, va
     bad(tournament(path, tmp_path / "out"), str(path), f"{section}.{key}")
 
 
+@pytest.mark.parametrize("key", ["delta0", "delta1", "min_sets"])
+@pytest.mark.parametrize("value", [".nan", ".inf", "1.0e+30", "1000000000000"])
+def test_a_gauntlet_setting_out_of_range(tmp_path: pathlib.Path, key: str, value: str) -> None:
+    path = write_config(
+        tmp_path,
+        "bots: {new: heuristic, old: random, o1: heuristic, o2: heuristic, o3: random}\n"
+        f"format: gauntlet\ngauntlet: {{candidate: new, baseline: old, sprt: {{{key}: {value}}}}}\n",
+    )
+    bad(invoke(["gauntlet", str(path)]), str(path), f"gauntlet.sprt.{key}")
+
+
 @pytest.mark.parametrize(
     "option", ["--move-time-ms", "--time-bank-ms", "--max-faults", "--startup-timeout-s"]
 )
