@@ -115,6 +115,8 @@ def parse_bot(text: str, *, name: str | None = None, base: pathlib.Path | None =
     if text in BUILTIN_BOTS:
         return BotSpec(name=name or text, builtin=text, origin="built-in")
     if any(p in text for p in PLACEHOLDERS):
+        if "\x00" in text:  # no program can be given it
+            raise BotSpecError(f"the command {text!r} holds a NUL character")
         try:
             shlex.split(text)
         except ValueError as error:  # No closing quotation, say

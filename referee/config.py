@@ -336,7 +336,7 @@ def parse_config(
     concurrency = top.get("concurrency", _int_range(top, 1, 256), default_concurrency)
     build = _build(top)
     executor = _executor(top)
-    output = top.get("output", _checker(top, _str_value, "a folder path"), None)
+    output = top.get("output", _checker(top, _path_value, "a folder path"), None)
     out_path = (
         pathlib.Path(os.path.normpath(base / output)) if output else pathlib.Path("runs", name)
     )
@@ -399,6 +399,10 @@ def _bool_value(value: Any) -> bool | None:
 
 def _str_value(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
+
+
+def _path_value(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() and "\x00" not in value else None
 
 
 def _name_value(value: Any) -> str | None:

@@ -82,6 +82,8 @@ def load_manifest(folder: str | pathlib.Path) -> Manifest:
             f"or {{port}} for a bot run without a sandbox): {values['run']!r}"
         )
     for key in ("run", "build"):
+        if key in values and "\x00" in values[key]:
+            raise ManifestError(f"{path}: key {key!r} holds a NUL character")
         if key in values:
             try:
                 shlex.split(values[key])

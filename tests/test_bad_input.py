@@ -247,6 +247,24 @@ def test_an_unbalanced_quote(tmp_path: pathlib.Path) -> None:
     bad(invoke(["match", str(bot), "random", "random", "--sandbox", "none"]), "bot.yaml")
 
 
+@pytest.mark.parametrize(
+    "text,where",
+    [
+        ('output: "x\\0y"\n', "output"),
+        ('bots: {a: "x\\0y {address}", b: random, c: random, d: random}\n', "bots.a"),
+    ],
+)
+def test_a_nul_character(tmp_path: pathlib.Path, text: str, where: str) -> None:
+    if not text.startswith("bots"):
+        text = "bots: {a: random, b: random, c: random, d: random}\n" + text
+    path = write_config(tmp_path, text)
+    bad(invoke(["tournament", str(path), "--quiet"]), str(path), where)
+    bot = tmp_path / "bot"
+    bot.mkdir(exist_ok=True)
+    (bot / "bot.yaml").write_text('name: x\nrun: "./b\\0 {address}"\n', "utf-8")
+    bad(invoke(["match", str(bot), "random", "random", "--sandbox", "none"]), "bot.yaml", "NUL")
+
+
 @pytest.mark.parametrize("seat", ["²", "٣", "99999999999999999999999", "-1", " ", "N\x00"])
 def test_a_bad_seat(log: pathlib.Path, seat: str) -> None:
     bad(invoke(["replay", str(log), "--seat", seat]), "--seat")

@@ -45,7 +45,9 @@ _SCALARS = st.one_of(
     st.sampled_from([0, -1, 10**30, 2**63, 10**400]),
     st.floats(allow_nan=True, allow_infinity=True),
     st.text(max_size=30),
-    st.sampled_from(["random", "heuristic", "1e30", "²", "٣", "'", '"x', "{address}", "a:1"]),
+    st.sampled_from(
+        ["random", "heuristic", "1e30", "²", "٣", "'", '"x', "{address}", "a:1", "x\x00y {address}"]
+    ),
 )
 _VALUES = st.recursive(
     _SCALARS,
