@@ -148,10 +148,27 @@ def trick_to_pb(trick: Trick) -> pb.Trick:
     )
 
 
-@functools.lru_cache(maxsize=64)
+#: id(rules) -> (rules, its message, its encoding as PlayCardRequest.rules).
+#: A game's requests share one Rules object: looking it up by identity skips
+#: hashing the dataclass on every request; holding the object keeps its id
+#: from being reused while the entry lives.
+_RULES_CACHE: dict[int, tuple[Rules, pb.Rules, bytes]] = {}
+
+
+def _rules_entry(rules: Rules) -> tuple[Rules, pb.Rules, bytes]:
+    entry = _RULES_CACHE.get(id(rules))
+    if entry is None or entry[0] is not rules:
+        message = rules_to_pb(rules)
+        entry = (rules, message, pb.PlayCardRequest(rules=message).SerializeToString())
+        if len(_RULES_CACHE) >= 256:
+            _RULES_CACHE.clear()
+        _RULES_CACHE[id(rules)] = entry
+    return entry
+
+
 def _rules_pb(rules: Rules) -> pb.Rules:
     """The message of a rule set, shared: never modify it."""
-    return rules_to_pb(rules)
+    return _rules_entry(rules)[1]
 
 
 # Building a PlayCardRequest field by field costs more than the gRPC call
@@ -171,10 +188,9 @@ _RECEIVED_FIELD = _card_fields("received")
 _LEGAL_FIELD = _card_fields("legal_moves")
 
 
-@functools.lru_cache(maxsize=64)
 def _rules_field(rules: Rules) -> bytes:
     """The rules as PlayCardRequest's field ``rules``."""
-    return pb.PlayCardRequest(rules=_rules_pb(rules)).SerializeToString()
+    return _rules_entry(rules)[2]
 
 
 @functools.lru_cache(maxsize=8192)
