@@ -43,6 +43,7 @@ class Progress:
         self._hands: collections.Counter[str] = collections.Counter()
         self._started = time.monotonic()
         self._stopped: float | None = None
+        self._drawing_at: float | None = None
         self._last_shown = 0.0
         self._last_done = -1
         self._drawn = False
@@ -55,7 +56,7 @@ class Progress:
     @property
     def elapsed_s(self) -> float:
         """Seconds from :meth:`start` to now or to :meth:`finish`: the clock of the rate."""
-        return (self._stopped or time.monotonic()) - self._started
+        return (self._stopped or self._drawing_at or time.monotonic()) - self._started
 
     @property
     def rate(self) -> float:
@@ -104,17 +105,24 @@ class Progress:
         if not (force or due) or (not self.tty and self.done == self._last_done and not force):
             return
         self._last_shown, self._last_done = now, self.done
+        self._drawing_at = now  # the line's clock is the moment it is shown, as finish's
+        try:
+            text = self.line()
+        finally:
+            self._drawing_at = None
         if self.tty:
-            self.stream.write("\r" + self.line() + "\x1b[K")
+            self.stream.write("\r" + text + "\x1b[K")
             self._drawn = True
         else:
-            self.stream.write(self.line() + "\n")
+            self.stream.write(text + "\n")
         self.stream.flush()
 
     def finish(self) -> None:
         """Stop the clock; the last line (and a newline after an in-place line)."""
         if self._stopped is None:
-            self._stopped = time.monotonic()
+            # A line already shown for the last game keeps its rate: the clock stops there.
+            shown = self.done == self._last_done and self._last_shown > self._started
+            self._stopped = self._last_shown if shown else time.monotonic()
         if not self.enabled:
             return
         if self.tty or self.done != self._last_done:
