@@ -328,10 +328,11 @@ class LaunchedBot(Connection):
         bwrap.check_sandbox()
         folder = self.folder or command_folder(args, self.cwd)
         cwd = self.cwd or pathlib.Path.cwd()
-        # Relative paths in the command are made absolute: the sandbox starts in the bot's folder.
+        # Relative paths in the command are made absolute, the sandbox starting in the bot's
+        # folder; never through symbolic links (a venv's python is a link to the base one).
         args = [
-            str((cwd / a).resolve())
-            if not a.startswith("-") and (cwd / a).is_file() and "/" in a
+            os.path.normpath(cwd / a)
+            if not os.path.isabs(a) and "/" in a and not a.startswith("-") and (cwd / a).is_file()
             else a
             for a in args
         ]
