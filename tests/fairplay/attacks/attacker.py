@@ -207,14 +207,23 @@ def discovery_roots() -> list[str]:
             path = parent
     if not CONTAINED:
         wanted.add(str(SCOPE))
-    # The most specific first: when the walk runs out of budget, they have been seen.
-    return sorted(wanted, key=lambda p: (-p.count("/"), p))
+    # Where we are first (our folder, then the folders around it, nearest first), then the
+    # most specific: when the walk runs out of budget, those have been seen.
+    here = [str(HERE), os.getcwd()]
+    for path in list(here):
+        while path not in ("/", ""):
+            path = os.path.dirname(path)
+            if CONTAINED or in_scope(path):
+                here.append(path)
+    first = [p for p in dict.fromkeys(here) if p in wanted or p in (str(HERE), os.getcwd())]
+    rest = sorted(set(wanted) - set(first), key=lambda p: (-p.count("/"), p))
+    return first + rest
 
 
 _walk_cache: list[str] | None = None
 
 
-def all_files(budget_s: float = 6.0, max_entries: int = 150_000) -> list[str]:
+def all_files(budget_s: float = 15.0, max_entries: int = 200_000) -> list[str]:
     """Every file reachable from the discovery roots (bounded), cached."""
     global _walk_cache
     if _walk_cache is not None:
