@@ -136,7 +136,7 @@ def _unique(tmp: pathlib.Path, name: str) -> pathlib.Path:
     return path
 
 
-@FUZZ
+@settings(FUZZ, max_examples=600)
 @given(data=damaged_log(), seat=st.one_of(st.none(), st.text(max_size=4)))
 def test_fuzz_game_logs(tmp_path: pathlib.Path, data: bytes, seat: str | None) -> None:
     where = _unique(tmp_path, "log")
@@ -237,7 +237,7 @@ def damaged_config(draw: st.DrawFn) -> bytes:
         return b"bots: " + b"[" * 3000
 
 
-@FUZZ
+@settings(FUZZ, max_examples=300)
 @given(config=damaged_config(), manifest=st.one_of(st.none(), damaged_config()))
 def test_fuzz_configs_and_manifests(
     tmp_path: pathlib.Path, config: bytes, manifest: bytes | None
@@ -260,7 +260,7 @@ _OPTION_VALUES = st.one_of(
 )
 
 
-@FUZZ
+@settings(FUZZ, max_examples=600)
 @given(
     command=st.sampled_from(["replay", "standings", "verify", "match", "check-bot", "tournament"]),
     options=st.lists(
