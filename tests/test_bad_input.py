@@ -497,6 +497,12 @@ def test_match_into_an_old_match_folder(tmp_path: pathlib.Path) -> None:
         bad(invoke(["match", "random", "random", "random", "--out", str(out)]), "game.jsonl")
 
 
+def test_match_or_check_bot_into_a_tournament_folder(folder: pathlib.Path) -> None:
+    with snapshot(folder):
+        bad(invoke(["match", "random", "random", "random", "--out", folder]), "tournament")
+        bad(invoke(["check-bot", "localhost:1", "--out", folder]), "tournament")
+
+
 def test_fresh_then_a_failed_start_keeps_the_old_folder(
     tmp_path: pathlib.Path, folder: pathlib.Path
 ) -> None:

@@ -14,6 +14,7 @@ from referee.bots import BotSpecError, parse_bot
 from referee.checkbot import check_bot as run_checks
 from referee.cli.options import SECONDS, check_sandbox_or_fail, sandbox_option
 from referee.policy import TimeControl
+from referee.tournament.folder import Layout
 
 
 @click.command("check-bot")
@@ -118,6 +119,12 @@ def check_bot(
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", spec.name).strip("-") or "bot"
         out_dir = pathlib.Path("runs") / f"check-bot-{safe}-{stamp}"
 
+    if Layout(out_dir).state.exists() or Layout(out_dir).journal.exists():
+        raise click.BadParameter(
+            f"{out_dir} is a tournament's folder; check-bot never writes into one: "
+            "choose another folder",
+            param_hint="--out",
+        )
     if full_game and (out_dir / "game.jsonl").exists():
         raise click.BadParameter(
             f"{out_dir} already holds a game ({out_dir / 'game.jsonl'}); check-bot never "

@@ -22,6 +22,7 @@ from referee.cli.options import (
 )
 from referee.match import GameRecord, GameSpec, play_game
 from referee.players import BotFault
+from referee.tournament.folder import Layout
 
 
 def _unique_names(specs: list[BotSpec]) -> list[BotSpec]:
@@ -112,6 +113,12 @@ def match(
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out_dir = out_dir or pathlib.Path("runs") / f"match-{stamp}-{seed}"
     log_path = out_dir / "game.jsonl"
+    if Layout(out_dir).state.exists() or Layout(out_dir).journal.exists():
+        raise click.BadParameter(
+            f"{out_dir} is a tournament's folder; a match never writes into one: "
+            "choose another folder",
+            param_hint="--out",
+        )
     if log_path.exists() or log_path.is_symlink():
         raise click.BadParameter(
             f"{out_dir} already holds a game ({log_path}); a match never writes over one: "
