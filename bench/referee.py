@@ -59,6 +59,7 @@ import math
 import os
 import pathlib
 import pstats
+import shutil
 import statistics
 import subprocess
 import sys
@@ -107,8 +108,10 @@ class Echo:
     """A client of an echo server process that it starts and stops."""
 
     def __init__(self, unix: bool = False) -> None:
+        self.folder = None
         if unix:
-            address = f"unix:{tempfile.mkdtemp(prefix='echo-', dir=_SHM)}/echo.sock"
+            self.folder = tempfile.mkdtemp(prefix="echo-", dir=_SHM)
+            address = f"unix:{self.folder}/echo.sock"
         else:
             address = f"127.0.0.1:{free_port()}"
         self.proc = subprocess.Popen(
@@ -136,6 +139,8 @@ class Echo:
         self.channel.close()
         self.proc.terminate()
         self.proc.wait(5)
+        if self.folder:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 class InstantConnection(Connection):

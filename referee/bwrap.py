@@ -220,9 +220,10 @@ def runtime_dir() -> pathlib.Path:
     """
     global _runtime
     if _runtime is None or not _runtime.exists():
-        base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+        base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else tempfile.gettempdir()
+        _sweep(base)
         # Short: a Unix socket's path must fit in 108 bytes.
-        _runtime = pathlib.Path(tempfile.mkdtemp(prefix="hr-", dir=base))
+        _runtime = pathlib.Path(tempfile.mkdtemp(prefix=f"hr-{os.getpid()}-", dir=base))
         (_runtime / "passwd").write_text(
             f"bot:x:{BOT_UID}:{BOT_UID}:Hearts bot:{BOT_TMP}:/bin/sh\n"
             "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
@@ -230,6 +231,19 @@ def runtime_dir() -> pathlib.Path:
         (_runtime / "group").write_text(f"bot:x:{BOT_UID}:\nnogroup:x:65534:\n")
         atexit.register(shutil.rmtree, _runtime, True)
     return _runtime
+
+
+def _sweep(base: str) -> None:
+    """Remove the runtime folders of referee processes that died without cleaning up (SIGKILL)."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(base):
+            pid = entry.name[3:].partition("-")[0]
+            if (
+                entry.name.startswith("hr-")
+                and pid.isdigit()
+                and not os.path.exists(f"/proc/{pid}")
+            ):
+                shutil.rmtree(entry.path, ignore_errors=True)
 
 
 # Command lines ---------------------------------------------------------------------------------
