@@ -47,7 +47,7 @@ from referee.players import (
     builtin_player,
 )
 from referee.players.base import Deadline
-from referee.players.launcher import PLACEHOLDERS, parent_watch_fd
+from referee.players.launcher import PLACEHOLDERS, command_folder, parent_watch_fd
 from referee.policy import FaultPolicy, Limits, TimeControl
 
 __all__ = [
@@ -60,6 +60,7 @@ __all__ = [
     "build_bot",
     "build_bots",
     "parse_bot",
+    "spec_folder",
 ]
 
 log = logging.getLogger(__name__)
@@ -163,6 +164,19 @@ def _command_name(command: str) -> str:
     if scripts:
         return scripts[0]
     return paths[0].name if paths and paths[0].name else "bot"
+
+
+def spec_folder(spec: BotSpec) -> pathlib.Path | None:
+    """The folder a launched bot sees: its bot folder, or the folder of the script it runs."""
+    if spec.command is None:
+        return None
+    if spec.folder:
+        return pathlib.Path(spec.folder)
+    try:
+        args = shlex.split(spec.command)
+    except ValueError:
+        return None
+    return command_folder(args, spec.cwd)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -319,14 +319,25 @@ def _outermost(paths: Sequence[pathlib.Path] | object) -> list[pathlib.Path]:
 
 
 def _hide(hidden: Sequence[str | os.PathLike[str]], visible: Sequence[pathlib.Path]) -> list[str]:
-    """Cover with an empty tmpfs each hidden folder that lies inside a visible one."""
+    """Cover each hidden folder or file that lies inside a visible folder.
+
+    A folder gets an empty read-only tmpfs, a file ``/dev/null``. A hidden path
+    inside another hidden one needs nothing more; one that holds a visible
+    folder is not bound itself, so only that folder of it shows.
+    """
+    paths = sorted({pathlib.Path(p).resolve() for p in hidden})
     args: list[str] = []
-    for folder in hidden:
-        path = pathlib.Path(folder).resolve()
-        if any(_under(path, v) and path != v for v in visible):
+    covered: list[pathlib.Path] = []
+    for path in paths:
+        if any(_under(path, c) for c in covered):
+            continue
+        if not any(_under(path, v) and path != v for v in visible):
+            continue
+        if path.is_dir():
             args += ["--tmpfs", str(path), "--remount-ro", str(path)]
-        elif any(_under(v, path) for v in visible):
-            raise ValueError(f"{path} must not hold a bot's folder: the bot would see it")
+            covered.append(path)
+        elif path.exists():
+            args += ["--ro-bind", "/dev/null", str(path)]
     return args
 
 

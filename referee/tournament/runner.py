@@ -48,7 +48,7 @@ from typing import Any
 
 from referee import __version__, bwrap, procfs, seal
 from referee import sandbox as supervisor
-from referee.bots import BotSpec, BuildResult, build_bots
+from referee.bots import BotSpec, BuildResult, build_bots, spec_folder
 from referee.config import TournamentConfig
 from referee.match import GameRecord, GameSpec
 from referee.standings import Standings, render
@@ -314,7 +314,7 @@ class Tournament:
             timeout_s=self.config.build.timeout_s,
             sandbox=self.config.sandbox,
             disk_bytes=self.config.limits.disk_bytes,
-            hidden=[self.layout.root],
+            hidden=self._hidden(),
             on_built=built,
         )
         return failed
@@ -361,6 +361,16 @@ class Tournament:
         assert self._journal is not None
         self._journal.append(entry)
 
+    def _hidden(self) -> list[pathlib.Path]:
+        """What no bot or build may see, even inside a folder it sees: the output folder,
+        the config, a key file given with --key-file, and every bot's own folder (a bot's
+        own is shown to it all the same)."""
+        paths = [self.layout.root, self.config.path]
+        if self.key_file is not None:
+            paths.append(self.key_file)
+        paths += [pathlib.Path(f) for f in (spec_folder(s) for s in self.config.bots) if f]
+        return paths
+
     def _worker_settings(
         self, specs: Sequence[BotSpec], broken: Mapping[str, str]
     ) -> WorkerSettings:
@@ -373,7 +383,7 @@ class Tournament:
             fault_policy=config.fault_policy,
             limits=config.limits,
             sandbox=config.sandbox,
-            hidden=(str(self.layout.root),),
+            hidden=tuple(str(p) for p in self._hidden()),
             lifetime=config.bot_lifetime,
             parent=os.getpid(),
         )

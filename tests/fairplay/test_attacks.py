@@ -668,14 +668,9 @@ def test_without_a_sandbox_the_attack_succeeds(
 
 
 #: Attacks that still work in the sandbox: each fails its test (strict xfail, so that the fix
-#: turns it into a failure until the mark goes).
-KNOWN_HOLES = {
-    "command-folder": (
-        "a bare command bot sees its script's whole folder: when that is the tournament's "
-        "folder, it reads the config (seed), a --key-file kept there (the key) and the other "
-        "bots' folders, so it computes every deal and reads their code"
-    ),
-}
+#: turns it into a failure until the mark goes). None now: command-folder was one until the
+#: config, a --key-file and the other bots' folders were hidden from every bot.
+KNOWN_HOLES: dict[str, str] = {}
 
 
 @pytest.mark.parametrize(
@@ -754,11 +749,6 @@ def test_sandboxed_the_attack_fails(
         kill_leftovers(run)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the output folder and its bots/ log folder are both hidden: bwrap cannot make the "
-    "second tmpfs inside the first, read-only one (Can't mkdir OUT/bots: Read-only file system)",
-)
 def test_a_command_bot_beside_its_output_folder_starts(
     tmp_path: pathlib.Path, key_file: pathlib.Path | None, control: Run
 ) -> None:
