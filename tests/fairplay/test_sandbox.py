@@ -212,10 +212,10 @@ def test_cpu_percent_caps_the_cpu_share(tmp_path: pathlib.Path) -> None:
         line = next(x for x in stderr.splitlines() if x.startswith("hog spin: cpu "))
         return float(line.split()[-1])
 
-    capped = cpu(Limits(cpu_percent=20), tmp_path / "capped")
+    capped = cpu(Limits(cpu_percent=5), tmp_path / "capped")
     free = cpu(Limits(), tmp_path / "free")
-    assert capped < 0.35, capped  # 20% of one second, with room for the scheduler
-    assert free > capped * 2, (free, capped)
+    assert capped < 0.2, capped  # 5% of one second, with room for the scheduler
+    assert free > capped * 1.5, (free, capped)
 
 
 def test_without_cgroups_limits_are_polled_with_a_warning(
