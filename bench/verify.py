@@ -10,7 +10,9 @@ on every core, alternately for a few rounds. It prints, side by side:
 - the time per game on 1 process and on N, for both folders (linear in games:
   the time per game stays flat from the small folder to the large one);
 - the speedup of N processes over 1, per round and its median. Target: at
-  least 1.7x on 2 cores.
+  least 1.7x on 2 cores;
+- the CPU time of both (this process and the pool's workers): what the pool
+  adds, a figure a busy shared machine distorts less than the wall time.
 
 Usage::
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
+import resource
 import statistics
 import sys
 import tempfile
@@ -65,13 +68,22 @@ def make_folder(
     return out
 
 
-def _timed(folder: pathlib.Path, workers: int) -> float:
-    started = time.perf_counter()
+def _cpu_s() -> float:
+    """CPU seconds of this process and its reaped children (the pool's workers)."""
+    own, children = (
+        resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _timed(folder: pathlib.Path, workers: int) -> tuple[float, float]:
+    """Wall and CPU seconds of one verify_folder."""
+    cpu, started = _cpu_s(), time.perf_counter()
     report = verify_folder(folder, workers=workers)
     seconds = time.perf_counter() - started
     if not report.ok:
         raise SystemExit(f"{folder}: verify failed: {report.all_problems[0]}")
-    return seconds
+    return seconds, _cpu_s() - cpu
 
 
 def main() -> None:
@@ -95,17 +107,21 @@ def main() -> None:
         )
         per_game: dict[tuple[int, int], list[float]] = {}
         ratios: dict[int, list[float]] = {size: [] for size in sizes}
+        cpu: dict[tuple[int, int], list[float]] = {}
         for round_ in range(1, args.rounds + 1):
             for folder, size in zip(folders, sizes, strict=True):
-                one = _timed(folder, 1)
-                many = _timed(folder, n)
+                one, one_cpu = _timed(folder, 1)
+                many, many_cpu = _timed(folder, n)
+                cpu.setdefault((size, 1), []).append(one_cpu)
+                cpu.setdefault((size, n), []).append(many_cpu)
                 per_game.setdefault((size, 1), []).append(one / size * 1000)
                 per_game.setdefault((size, n), []).append(many / size * 1000)
                 ratios[size].append(one / many)
                 print(
                     f"  round {round_}, {size:>5} games: 1 process {one:6.2f} s "
                     f"({one / size * 1000:5.1f} ms/game) | {n} processes {many:6.2f} s "
-                    f"({many / size * 1000:5.1f} ms/game) | speedup {one / many:4.2f}x"
+                    f"({many / size * 1000:5.1f} ms/game) | speedup {one / many:4.2f}x | "
+                    f"CPU {one_cpu:5.1f} s vs {many_cpu:5.1f} s"
                 )
         print("  median ms per game (whole verify: journal, MACs, replays, standings):")
         for size in sizes:
@@ -118,10 +134,15 @@ def main() -> None:
         growth = statistics.median(per_game[large, n]) / statistics.median(per_game[small, n])
         speedup = statistics.median(ratios[large])
         verdict = "meets" if speedup >= 1.7 else "BELOW"
+        overhead = statistics.median(cpu[large, n]) / statistics.median(cpu[large, 1]) - 1
         print(
             f"  linear in games: ms/game at {large} over {small} games = {growth:.2f} "
             f"(1.00 is linear); speedup at {large} games {speedup:.2f}x on {n} processes "
             f"({verdict} the >= 1.7x target on 2 cores)"
+        )
+        print(
+            f"  CPU time of {n} processes over 1 at {large} games: {overhead:+.0%} (the work "
+            f"added by the pool; with {n} idle cores the speedup is about {n / (1 + overhead):.2f}x)"
         )
 
 
