@@ -25,11 +25,13 @@ from click.testing import CliRunner, Result
 
 from referee import safetext
 from referee.cli import cli
+from referee.gamelog import open_log
 from referee.render_html import render_html
 from referee.render_text import render_text
 from referee.replay import load_game
 from referee.safetext import printable
 from referee.standings import compute_standings, render
+from referee.tournament.folder import Layout
 from tests.fairplay.bots.evil_strings import ATTACKS, SCRIPT
 from tests.helpers import wait_no_processes_in
 
@@ -144,9 +146,15 @@ def journal(out: pathlib.Path) -> list[dict[str, Any]]:
 
 
 def logs(out: pathlib.Path) -> list[pathlib.Path]:
-    found = sorted((out / "games").glob("*.jsonl"))
+    found = [path for _, path in Layout(out).game_logs()]
     assert len(found) == 4
     return found
+
+
+def log_records(path: pathlib.Path) -> list[dict[str, Any]]:
+    """The records of a game log as written (compressed or not)."""
+    with open_log(path) as handle:
+        return [json.loads(line) for line in handle if line.strip()]
 
 
 def test_the_tournament_shows_the_bot_strings_escaped(tournament: dict[str, Any]) -> None:
@@ -171,7 +179,7 @@ def test_the_tournament_shows_the_bot_strings_escaped(tournament: dict[str, Any]
 def test_the_logs_hold_the_strings_made_printable(tournament: dict[str, Any]) -> None:
     fault_messages = []
     for path in logs(tournament["out"]):
-        records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        records = log_records(path)
         seat = next(s for s in records[0]["seats"] if s["bot"] == "evil")
         assert seat["version"] == printable(SCRIPT + ATTACKS, 64)
         assert seat["author"] == printable("mallory" + ATTACKS + SCRIPT, 128)
@@ -206,7 +214,7 @@ def test_replay_html_holds_no_markup_from_the_bot(
     tournament: dict[str, Any], tmp_path: pathlib.Path
 ) -> None:
     for path in logs(tournament["out"]):
-        page_path = tmp_path / f"{path.stem}.html"
+        page_path = tmp_path / f"{path.name.split('.')[0]}.html"
         result = invoke("replay", str(path), "--html", str(page_path))
         assert result.exit_code == 0, result.output
         page = page_path.read_text(encoding="utf-8")
@@ -250,7 +258,7 @@ def test_check_bot_reports_the_strings_escaped(tmp_path: pathlib.Path) -> None:
 def test_a_hand_written_log_with_raw_strings_is_shown_escaped(
     tournament: dict[str, Any], tmp_path: pathlib.Path
 ) -> None:
-    records = [json.loads(line) for line in logs(tournament["out"])[0].read_text().splitlines()]
+    records = log_records(logs(tournament["out"])[0])
     evil = ATTACKS + SCRIPT
     for seat in records[0]["seats"]:
         seat.update(name="n" + evil, version="v" + evil, author="a" + evil, language="l" + evil)
