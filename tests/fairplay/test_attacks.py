@@ -600,8 +600,11 @@ def check_succeeded(run: Run, attack: Attack) -> None:
         assert run.secret in output, "the referee's secret was not read"
         assert run.marker in output, "the opponent's marker was not read"
     if name == "signal-opponents":
+        # The victim is charged for what the attacker did to it: stopped (timeouts), killed
+        # (crash), or killed as it started (start_failed); which, depends on the timing.
         faults = rows["honest"]["faults"]
-        assert faults.get("timeout") and faults.get("crash"), (faults, text)
+        assert faults.get("crash"), (faults, text)
+        assert set(faults) <= {"timeout", "crash", "start_failed", "unavailable"}, (faults, text)
     if name == "kill-referee":
         assert run.returncode == -signal.SIGKILL, text
         assert not (run.out / "standings.json").exists()
