@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import gzip
 import io
 import json
@@ -26,6 +27,7 @@ import zlib
 from collections.abc import Iterator, Sequence
 from typing import IO, Any, BinaryIO, ClassVar, TextIO
 
+from referee import durable
 from referee.engine import Card, InvalidCardError, MoonScoring, PassDirection, Rules, RulesError
 
 __all__ = [
@@ -100,28 +102,7 @@ def store_log(path: str | os.PathLike[str], data: bytes) -> None:
         data = gzip.compress(data, compresslevel=COMPRESS_LEVEL, mtime=0)
     elif gzipped and not is_compressed_name(path):
         data = gzip.decompress(data)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as out:
-        out.write(data)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(tmp, path)
-    _sync_folder(path.parent)
-
-
-def _sync_folder(folder: pathlib.Path) -> None:
-    """Make a rename in ``folder`` durable (where folders can be synced)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    durable.write_bytes(path, data)
 
 
 class GameLogWriter:
@@ -341,8 +322,14 @@ def _millis(record: dict[str, Any], key: str) -> float | None:
     return value
 
 
+#: Values written as they are (a Card is an int subclass, so it is not among them).
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
 def _json(value: Any) -> Any:
     """A record field's value as JSON: cards as strings, enums as their values."""
+    if type(value) in _PLAIN:  # most fields: the fast path of every record written
+        return value
     if isinstance(value, Card):
         return str(value)
     if isinstance(value, enum.Enum):
@@ -397,12 +384,18 @@ class LogRecord:
     def to_json(self) -> dict[str, Any]:
         """The record as written: ``type`` first, then the fields in order."""
         data: dict[str, Any] = {"type": self.TYPE}
-        for f in dataclasses.fields(self):  # type: ignore[arg-type]
-            value = getattr(self, f.name)
-            if value is None and f.name in self._OMIT_NONE:
+        for name in _field_names(type(self)):
+            value = getattr(self, name)
+            if value is None and name in self._OMIT_NONE:
                 continue
-            data[f.name] = _json(value)
+            data[name] = _json(value)
         return data
+
+
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    """A record class's field names in order (read once: records are written on every move)."""
+    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

@@ -33,6 +33,7 @@ from referee.engine import (
     replay,
 )
 from referee.gamelog import (
+    RECORD_TYPES,
     DealRecord,
     Fault,
     FaultRecord,
@@ -570,21 +571,7 @@ class _Builder:
 
 
 #: The record type of each ``type`` a game holds after its header.
-_RECORD_OF: dict[str, Any] = {
-    cls.TYPE: cls
-    for cls in (
-        DealRecord,
-        PassRecord,
-        PlayRecord,
-        TrickRecord,
-        MoonChoiceRecord,
-        HandEndRecord,
-        FaultRecord,
-        ForfeitRecord,
-        GameEndRecord,
-        GameAbortRecord,
-    )
-}
+_RECORD_OF: dict[str, Any] = {t: c for t, c in RECORD_TYPES.items() if c is not GameHeader}
 
 
 def _game_from_header(path: str, raw: dict[str, Any]) -> Game:

@@ -41,6 +41,8 @@ import re
 import secrets
 import stat
 
+from referee import durable
+
 __all__ = [
     "KEY_BYTES",
     "KEY_NAME",
@@ -140,21 +142,8 @@ def create_key(path: str | os.PathLike[str], key: bytes | None = None) -> bytes:
             return load_key(path)
     finally:
         tmp.unlink(missing_ok=True)
-    _sync_folder(path.parent)
+    durable.sync_folder(path.parent)
     return key
-
-
-def _sync_folder(folder: pathlib.Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def is_key_file(name: str) -> bool:

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
-from referee import __version__, seal
+from referee import __version__, durable, seal
 from referee.match import GameRecord
 from referee.standings import Standings, compute_standings
 from referee.tournament.schedule import ScheduledGame
@@ -43,12 +43,14 @@ __all__ = [
     "TournamentError",
     "TournamentState",
     "authenticated_journal",
+    "check_journal_line",
     "entry_problem",
     "game_entries",
     "game_log_path",
     "journal_entry",
     "load_standings",
     "log_game_id",
+    "open_journal",
     "read_journal",
     "recorded_file",
     "state_problem",
@@ -309,13 +311,8 @@ def recorded_file(path: str | os.PathLike[str]) -> str | None:
 
 
 def write_atomic(path: pathlib.Path, text: str) -> None:
-    """Write a whole file so that a crash leaves the old or the new one, never half."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as out:
-        out.write(text)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(tmp, path)
+    """Write a whole text file so that a crash leaves the old or the new one, never half."""
+    durable.write_bytes(path, text.encode("utf-8"))
 
 
 # The journal ------------------------------------------------------------------------------
@@ -345,21 +342,31 @@ def _journal_lines(path: pathlib.Path, key: bytes | None) -> Iterator[tuple[int,
                 return
             if not line.strip():
                 continue
-            if key is not None:
-                try:
-                    previous = seal.check_line(key, previous, line)
-                except seal.SealError as error:
-                    raise JournalError(f"{path}:{number}: {error}") from None
-            try:
-                entry = json.loads(line)
-            except (ValueError, RecursionError) as error:
-                raise JournalError(f"{path}:{number}: not JSON: {_json_error(error)}") from None
-            if not isinstance(entry, dict) or not isinstance(entry.get("type"), str):
-                raise JournalError(f"{path}:{number}: not a journal entry (an object with a type)")
-            problem = entry_problem(entry)
-            if problem:
-                raise JournalError(f"{path}:{number}: a {entry['type']} entry: {problem}")
+            previous, entry = check_journal_line(line, f"{path}:{number}", key, previous)
             yield number, entry
+
+
+def check_journal_line(
+    line: bytes, where: str, key: bytes | None, previous: str
+) -> tuple[str, dict[str, Any]]:
+    """One journal line checked: its MAC chained to ``previous`` (with ``key``), its JSON,
+    its fields; returns ``(its MAC, the entry)``. A failure is a :class:`JournalError` at
+    ``where`` (``file:line``)."""
+    if key is not None:
+        try:
+            previous = seal.check_line(key, previous, line)
+        except seal.SealError as error:
+            raise JournalError(f"{where}: {error}") from None
+    try:
+        entry = json.loads(line)
+    except (ValueError, RecursionError) as error:
+        raise JournalError(f"{where}: not JSON: {_json_error(error)}") from None
+    if not isinstance(entry, dict) or not isinstance(entry.get("type"), str):
+        raise JournalError(f"{where}: not a journal entry (an object with a type)")
+    problem = entry_problem(entry)
+    if problem:
+        raise JournalError(f"{where}: a {entry['type']} entry: {problem}")
+    return previous, entry
 
 
 # What each known entry type must hold, key by key: (required, check, expected).
@@ -660,22 +667,10 @@ def authenticated_journal(
         yield entry
 
 
-def load_standings(
-    root: str | os.PathLike[str],
-    *,
-    ranking: str | None = None,
-    key: bytes | None = None,
-    authenticate: bool = True,
-) -> Standings:
-    """Standings recomputed from an output folder's state and journal.
-
-    The journal is authenticated first (:func:`authenticated_journal`) with
-    ``key``, by default the folder's key file; any failure raises
-    :class:`JournalError` naming the file and line. A folder without its key
-    (one published, say) cannot be authenticated: that raises
-    :class:`TournamentError` unless ``authenticate`` is false, which trusts
-    the journal as it is.
-    """
+def open_journal(
+    root: str | os.PathLike[str], *, key: bytes | None = None, authenticate: bool = True
+) -> tuple[Layout, TournamentState, Iterator[dict[str, Any]]]:
+    """A folder's layout, state and journal entries, authenticated as :func:`load_standings` says."""
     layout = Layout(pathlib.Path(root))
     if not layout.state.exists():
         raise TournamentError(f"{root}: not a tournament output folder (no {layout.state.name})")
@@ -693,6 +688,26 @@ def load_standings(
                 "authenticated (a folder published without its key)"
             )
         entries = authenticated_journal(layout, state, key)
+    return layout, state, entries
+
+
+def load_standings(
+    root: str | os.PathLike[str],
+    *,
+    ranking: str | None = None,
+    key: bytes | None = None,
+    authenticate: bool = True,
+) -> Standings:
+    """Standings recomputed from an output folder's state and journal.
+
+    The journal is authenticated first (:func:`authenticated_journal`) with
+    ``key``, by default the folder's key file; any failure raises
+    :class:`JournalError` naming the file and line. A folder without its key
+    (one published, say) cannot be authenticated: that raises
+    :class:`TournamentError` unless ``authenticate`` is false, which trusts
+    the journal as it is.
+    """
+    _, state, entries = open_journal(root, key=key, authenticate=authenticate)
     return compute_standings(
         entries,
         bots=state.participants or list(state.config.get("bots", {})),

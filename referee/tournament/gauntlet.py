@@ -590,29 +590,13 @@ def folder_report(
     """A gauntlet folder's report, recomputed from its journal (authenticated with the key)."""
     import pathlib
 
-    from referee import seal
-    from referee.tournament.folder import Layout, TournamentState, authenticated_journal
+    from referee.tournament.folder import Layout, TournamentState, open_journal
 
-    layout = Layout(pathlib.Path(root))
-    if not layout.state.exists():
-        raise TournamentError(f"{root}: not a tournament output folder (no {layout.state.name})")
-    state = TournamentState.load(layout.state)
+    state_path = Layout(pathlib.Path(root)).state
+    if state_path.exists() and not TournamentState.load(state_path).config.get("gauntlet"):
+        raise TournamentError(f"{state_path}: not a gauntlet (its config has no gauntlet)")
+    layout, state, entries = open_journal(root, key=key, authenticate=authenticate)
     config = state.config
-    if not config.get("gauntlet"):
-        raise TournamentError(f"{layout.state}: not a gauntlet (its config has no gauntlet)")
-    entries: Iterable[dict[str, Any]] = read_journal(layout.journal)
-    if authenticate:
-        if key is None:
-            try:
-                key = seal.folder_key(layout.root)
-            except seal.SealError as error:
-                raise TournamentError(str(error)) from None
-        if key is None:
-            raise TournamentError(
-                f"{layout.root / seal.KEY_NAME}: no key file, so the results cannot be "
-                "authenticated (a folder published without its key)"
-            )
-        entries = authenticated_journal(layout, state, key)
     try:
         gauntlet = gauntlet_from_dict(config["gauntlet"])
         k = config["rules"]["num_players"]

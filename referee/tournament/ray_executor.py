@@ -47,6 +47,7 @@ import ray.exceptions
 from referee import __version__, bwrap
 from referee.bots import BotSpec, BotSupply, build_bot
 from referee.config import ExecutorConfig
+from referee.gamelog import store_log
 from referee.match import GameRecord, GameSpec, play_game
 from referee.tournament.executors import BotEvent, GameExecutor, Stopped, WorkerSettings
 from referee.tournament.folder import TournamentError
@@ -515,19 +516,7 @@ class RayExecutor(GameExecutor):
         a crash of the head leaves no half log under the final name.
         """
         path = job.log_path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-        with contextlib.suppress(OSError):
-            folder = os.open(path.parent, os.O_RDONLY)
-            try:
-                os.fsync(folder)
-            finally:
-                os.close(folder)
+        store_log(path, data)
         record = GameRecord.from_dict(record_data)
         return dataclasses.replace(record, log_path=str(path))
 

@@ -18,13 +18,12 @@ caller says so on the page.
 
 from __future__ import annotations
 
-import json
 import os
 import pathlib
 from typing import Any
 
 from referee import seal
-from referee.tournament.folder import JournalError, Layout, TournamentState, entry_problem
+from referee.tournament.folder import JournalError, Layout, TournamentState, check_journal_line
 
 __all__ = ["JournalReset", "JournalTail"]
 
@@ -93,20 +92,8 @@ class JournalTail:
         return f"{self.layout.journal}:{self._number}"
 
     def _check(self, line: bytes) -> dict[str, Any]:
-        if self._key is not None:
-            try:
-                self._previous = seal.check_line(self._key, self._previous, line)
-            except seal.SealError as error:
-                raise JournalError(f"{self._where()}: {error}") from None
-        try:
-            entry = json.loads(line)
-        except (ValueError, RecursionError) as error:
-            raise JournalError(f"{self._where()}: not JSON: {error}") from None
-        if not isinstance(entry, dict) or not isinstance(entry.get("type"), str):
-            raise JournalError(f"{self._where()}: not a journal entry (an object with a type)")
-        problem = entry_problem(entry)  # the same field checks as read_journal's
-        if problem:
-            raise JournalError(f"{self._where()}: a {entry['type']} entry: {problem}")
+        # The same checks as read_journal's, line by line as the journal grows.
+        self._previous, entry = check_journal_line(line, self._where(), self._key, self._previous)
         if self._key is not None:
             if entry["type"] == "run":
                 for name, value in self._facts.items():
