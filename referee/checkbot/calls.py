@@ -9,9 +9,11 @@ the ``timing`` check and the report's table see every answer.
 from __future__ import annotations
 
 import dataclasses
+import math
 import statistics
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from referee.checkbot.report import RpcTiming
@@ -114,6 +116,11 @@ class Calls:
             elif fault_kind is None:
                 self.failing = 0
 
+    def decision_ms(self) -> list[float]:
+        """The answer times of every answered decision (PassCards, PlayCard, ChooseMoonScoring)."""
+        with self.lock:
+            return [c.ms for c in self.calls if c.rpc in DECISIONS and c.ok]
+
     def timing(self, notify_timeout_ms: int) -> list[RpcTiming]:
         with self.lock:
             calls = list(self.calls)
@@ -138,6 +145,7 @@ class Calls:
                     calls=len(mine),
                     failed=len(mine) - len(good),
                     median_ms=round(statistics.median(good), 2) if good else None,
+                    p95_ms=round(p95(good), 2) if good else None,
                     max_ms=round(max(good), 2) if good else None,
                     limit_ms=limit,
                     over=over,
@@ -155,6 +163,20 @@ class Calls:
                 ),
                 key=lambda c: -c.ms,
             )
+
+
+def p95(values: Sequence[float]) -> float:
+    """The 95th percentile of ``values`` by nearest rank: 95% of them are at most this.
+
+    >>> p95([float(ms) for ms in range(1, 101)])
+    95.0
+    >>> p95([1.0, 2.0, 30.0])
+    30.0
+    """
+    if not values:
+        raise ValueError("p95 of no values")
+    ordered = sorted(values)
+    return ordered[math.ceil(0.95 * len(ordered)) - 1]
 
 
 def describe(fault: BotFault, timeout_s: float) -> str:

@@ -70,7 +70,7 @@ CHECKS: dict[str, str] = {
     "notifications": "StartGame, DealHand, EndHand and EndGame are accepted",
     "concurrent": "8 games at once on the one bot process, each answered legally for its own game",
     "full-game": "a full game through the referee's match runner (target 50): zero faults",
-    "timing": "every decision answered within the move time",
+    "timing": "every decision answered within the move time (WARN: p95 above 60% of it)",
 }
 
 
@@ -107,6 +107,8 @@ class RpcTiming:
     calls: int
     failed: int
     median_ms: float | None
+    #: The 95th percentile (nearest rank): 95% of the answers took at most this.
+    p95_ms: float | None
     max_ms: float | None
     #: The limit it is judged against (move time for decisions), or None.
     limit_ms: int | None
@@ -199,6 +201,7 @@ class Report:
                     t.calls,
                     t.failed or "",
                     "-" if t.median_ms is None else f"{t.median_ms:.1f}",
+                    "-" if t.p95_ms is None else f"{t.p95_ms:.1f}",
                     "-" if t.max_ms is None else f"{t.max_ms:.1f}",
                     t.limit_ms if t.limit_ms is not None else "-",
                     t.over if t.limit_ms is not None else "",
@@ -208,7 +211,16 @@ class Report:
             lines.append(
                 tabulate(
                     rows,
-                    headers=["rpc", "calls", "failed", "median ms", "max ms", "limit ms", "over"],
+                    headers=[
+                        "rpc",
+                        "calls",
+                        "failed",
+                        "median ms",
+                        "p95 ms",
+                        "max ms",
+                        "limit ms",
+                        "over",
+                    ],
                     tablefmt="simple",
                     disable_numparse=True,
                 )

@@ -8,6 +8,8 @@ none                 no defect: a correct random bot
 illegal-first-trick  void in clubs on the first trick, plays Q♠ or a heart
 wrong-version        says protocol_version 2 in its handshake
 slow                 sleeps ``--sleep-ms`` before every PassCards answer
+near-limit           sleeps ``--sleep-ms`` before one decision in every 8
+                     (PassCards and PlayCard), so that its p95 is the sleep
 pass-two             passes 2 cards instead of ``count``
 crash                exits (code 3) on every PlayCard
 hang                 never answers PlayCard
@@ -41,6 +43,7 @@ MODES = (
     "illegal-first-trick",
     "wrong-version",
     "slow",
+    "near-limit",
     "pass-two",
     "crash",
     "hang",
@@ -58,14 +61,28 @@ class BrokenBot(Bot):
         self.mode = mode
         self.sleep_ms = sleep_ms
         self.rng = random.Random(7)
+        self.decisions = 0
+        self.lock = threading.Lock()
+
+    def near_limit(self) -> None:
+        """In ``near-limit`` mode, sleep before every 8th decision."""
+        if self.mode != "near-limit":
+            return
+        with self.lock:
+            self.decisions += 1
+            due = self.decisions % 8 == 1
+        if due:
+            time.sleep(self.sleep_ms / 1000)
 
     def pass_cards(self, request):
+        self.near_limit()
         if self.mode == "slow":
             time.sleep(self.sleep_ms / 1000)
         cards = self.rng.sample(list(request.hand), request.count)
         return cards[:2] if self.mode == "pass-two" else cards
 
     def play_card(self, request):
+        self.near_limit()
         if self.mode == "crash":
             print("broken bot: crashing on purpose", file=sys.stderr, flush=True)
             os._exit(3)
