@@ -56,8 +56,10 @@ __all__ = [
     "STANDINGS_VERSION",
     "BotStanding",
     "HeadToHead",
+    "PointsPerHand",
     "Standings",
     "compute_standings",
+    "duplicate_set",
     "render",
     "t_quantile_975",
 ]
@@ -197,6 +199,62 @@ class Standings:
 # Computing -------------------------------------------------------------------------------
 
 
+class PointsPerHand:
+    """A bot's points per hand as the standings rank it: the mean of its per-set means.
+
+    Each duplicate set (a table's deal set: its games share the deals) counts
+    once, whatever its number of hands, so a set of long games weighs no more
+    than a set of short ones; this is ``points_per_hand`` in the standings and
+    ``pts/hand`` in the tournament's progress line (docs/config.md). Total
+    points over total hands would differ when the sets' lengths differ.
+
+    >>> p = PointsPerHand()
+    >>> p.add({"game_id": "g1", "table": 1, "deal_set": 1, "hand_scores": [[0, 26]] * 3}, 1)
+    >>> p.add({"game_id": "g2", "table": 1, "deal_set": 2, "hand_scores": [[26, 0]]}, 1)
+    >>> p.mean()
+    13.0
+    """
+
+    def __init__(self) -> None:
+        #: (table, deal set) -> [points, hands]
+        self.sets: dict[tuple[Any, Any], list[int]] = {}
+
+    def add(self, entry: Mapping[str, Any], seat: int) -> None:
+        """Count the hands of ``seat`` in the journal's game ``entry``."""
+        hand_points = [hand[seat] for hand in entry["hand_scores"]]
+        sums = self.sets.setdefault(duplicate_set(entry), [0, 0])
+        sums[0] += sum(hand_points)
+        sums[1] += len(hand_points)
+
+    def set_means(self) -> list[float]:
+        """Mean points per hand in each duplicate set with hands."""
+        return [points / hands for points, hands in self.sets.values() if hands]
+
+    def mean(self) -> float | None:
+        """The mean of the per-set means (None before any hand)."""
+        means = self.set_means()
+        return statistics.fmean(means) if means else None
+
+    def interval(self) -> tuple[float | None, tuple[float, float] | None]:
+        """The mean of the per-set means, and its 95% t interval (None below two sets)."""
+        means = self.set_means()
+        if not means:
+            return None, None
+        mean = statistics.fmean(means)
+        if len(means) < 2:
+            return mean, None
+        half = t_quantile_975(len(means) - 1) * statistics.stdev(means) / math.sqrt(len(means))
+        return mean, (mean - half, mean + half)
+
+
+def duplicate_set(entry: Mapping[str, Any]) -> tuple[Any, Any]:
+    """The duplicate set of a journal game entry: ``(table, deal_set)``.
+
+    A game outside a schedule (no ``table``) is a set of its own.
+    """
+    return (entry.get("table", entry.get("game_id")), entry.get("deal_set", 1))
+
+
 class _Tally:
     """Running sums for one bot."""
 
@@ -211,8 +269,7 @@ class _Tally:
         self.forfeits = 0
         self.decisions = 0
         self.think_ms = 0.0
-        #: (table, deal set) -> [points, hands]
-        self.sets: dict[tuple[Any, Any], list[int]] = {}
+        self.per_set = PointsPerHand()
 
     def add(self, entry: Mapping[str, Any], seat: int) -> None:
         hand_points = [hand[seat] for hand in entry["hand_scores"]]
@@ -229,21 +286,7 @@ class _Tally:
         if "decisions" in entry:
             self.decisions += entry["decisions"][seat]
             self.think_ms += entry["think_ms"][seat]
-        key = (entry.get("table", entry["game_id"]), entry.get("deal_set", 1))
-        sums = self.sets.setdefault(key, [0, 0])
-        sums[0] += sum(hand_points)
-        sums[1] += len(hand_points)
-
-    def points_per_hand(self) -> tuple[float | None, tuple[float, float] | None]:
-        """Mean of the per-set means, and its 95% t interval."""
-        means = [points / hands for points, hands in self.sets.values() if hands]
-        if not means:
-            return None, None
-        mean = statistics.fmean(means)
-        if len(means) < 2:
-            return mean, None
-        half = t_quantile_975(len(means) - 1) * statistics.stdev(means) / math.sqrt(len(means))
-        return mean, (mean - half, mean + half)
+        self.per_set.add(entry, seat)
 
 
 class _Accumulator:
@@ -373,7 +416,7 @@ def _head_to_head(
 
 
 def _row(bot: str, tally: _Tally, rating: Any, status: tuple[str, str, list[str]]) -> BotStanding:
-    mean, ci = tally.points_per_hand()
+    mean, ci = tally.per_set.interval()
     return BotStanding(
         rank=0,
         bot=bot,
@@ -385,7 +428,7 @@ def _row(bot: str, tally: _Tally, rating: Any, status: tuple[str, str, list[str]
         avg_placement=tally.placements / tally.games if tally.games else None,
         points_per_hand=mean,
         points_ci95=ci,
-        duplicate_sets=len(tally.sets),
+        duplicate_sets=len(tally.per_set.sets),
         hands=tally.hands,
         moons=tally.moons,
         faults=dict(tally.faults),

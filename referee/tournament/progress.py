@@ -1,4 +1,10 @@
-"""Live progress of a tournament on stderr: games done, rate, ETA, faults, leaders."""
+"""Live progress of a tournament on stderr: games done, rate, ETA, faults, leaders.
+
+The leaders' ``pts/hand`` is the standings' ``points_per_hand``
+(:class:`referee.standings.PointsPerHand`: the mean over a bot's duplicate
+sets of its mean points per hand in each), so the line and the final table
+agree on the games counted so far.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,8 @@ import sys
 import time
 from collections.abc import Mapping
 from typing import IO, Any
+
+from referee.standings import PointsPerHand
 
 __all__ = ["Progress"]
 
@@ -39,8 +47,9 @@ class Progress:
         self.where = ""
         #: What ``errors`` counts, as the line says it.
         self.errors_label = "referee errors"
-        self._points: collections.Counter[str] = collections.Counter()
-        self._hands: collections.Counter[str] = collections.Counter()
+        self._points: collections.defaultdict[str, PointsPerHand] = collections.defaultdict(
+            PointsPerHand
+        )
         self._started = time.monotonic()
         self._stopped: float | None = None
         self._drawing_at: float | None = None
@@ -69,13 +78,16 @@ class Progress:
         self.done += 1
         self.played += this_run
         for seat, bot in enumerate(entry["bots"]):
-            self._points[bot] += sum(hand[seat] for hand in entry["hand_scores"])
-            self._hands[bot] += len(entry["hand_scores"])
+            self._points[bot].add(entry, seat)
             self.faults += sum(entry["faults"][seat].values())
 
     def leaders(self, count: int = 3) -> list[tuple[str, float]]:
-        """The bots with the fewest points per hand so far."""
-        rows = [(bot, self._points[bot] / n) for bot, n in self._hands.items() if n]
+        """The bots with the fewest points per hand so far, as the standings count them."""
+        rows = [
+            (bot, mean)
+            for bot, points in self._points.items()
+            if (mean := points.mean()) is not None
+        ]
         return sorted(rows, key=lambda r: (r[1], r[0]))[:count]
 
     def line(self) -> str:
