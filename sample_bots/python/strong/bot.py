@@ -1,0 +1,137 @@
+"""The strong reference bot: determinized search (PIMC) over the cards it has not seen.
+
+For each play it deals the unseen cards to the other seats many times,
+consistently with what it knows (voids shown, the cards it passed, the cards
+played), plays every candidate card out in each of those worlds with a fast
+playout policy, and plays the card with the lowest mean score. It passes by
+hand evaluation and answers the moon question (V2 shooter_chooses) by the
+standings. docs/strategy.md explains the algorithm and its measured strength.
+
+Clock: it thinks for a share of the move time plus a slice of its time bank,
+measured on the wall clock from the moment the request arrives, less a
+safety margin, and checks the clock after every playout, so on a loaded
+machine it answers early rather than late. It keeps no state: every request
+carries what it may know.
+
+Run:  python bot.py --port 50051
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from strong_search import (
+    DEFAULT,
+    Knowledge,
+    Settings,
+    choose_moon,
+    choose_pass,
+    choose_play,
+    decisions_left,
+    time_budget,
+)
+from strong_sim import ADD_TO_OTHERS, SHOOTER_CHOOSES, SUBTRACT_FROM_SELF, Variant
+
+from referee.botkit import Bot, pb, serve
+
+_MOON_NAMES = {
+    pb.MOON_SCORING_ADD_TO_OTHERS: ADD_TO_OTHERS,
+    pb.MOON_SCORING_SUBTRACT_FROM_SELF: SUBTRACT_FROM_SELF,
+    pb.MOON_SCORING_SHOOTER_CHOOSES: SHOOTER_CHOOSES,
+}
+_MOON_ANSWERS = {
+    ADD_TO_OTHERS: pb.MOON_SCORING_ADD_TO_OTHERS,
+    SUBTRACT_FROM_SELF: pb.MOON_SCORING_SUBTRACT_FROM_SELF,
+}
+_PB_CARDS = [pb.Card(suit=c // 13 + 1, rank=c % 13 + 2) for c in range(52)]
+_VARIANTS: dict[tuple, Variant] = {}
+
+
+def card(message: pb.Card) -> int:
+    """The engine's card int of a message (``suit * 13 + rank - 2``)."""
+    return (message.suit - 1) * 13 + message.rank - 2
+
+
+def mask(messages) -> int:
+    m = 0
+    for message in messages:
+        m |= 1 << card(message)
+    return m
+
+
+def variant(rules: pb.Rules) -> Variant:
+    """The simulator's rules for a request's rules (cached: they rarely change)."""
+    key = (
+        rules.num_players or 4,
+        rules.queen_breaks_hearts,
+        rules.moon_scoring,
+        rules.omnibus,
+        rules.points_on_first_trick,
+    )
+    found = _VARIANTS.get(key)
+    if found is None:
+        found = _VARIANTS[key] = Variant(
+            key[0],
+            queen_breaks_hearts=rules.queen_breaks_hearts,
+            moon_scoring=_MOON_NAMES.get(rules.moon_scoring, ADD_TO_OTHERS),
+            omnibus=rules.omnibus,
+            points_on_first_trick=rules.points_on_first_trick,
+        )
+    return found
+
+
+def knowledge(request: pb.PlayCardRequest) -> Knowledge:
+    """What a PlayCardRequest tells the seat, as the search's ints and masks."""
+    v = variant(request.rules)
+    return Knowledge(
+        variant=v,
+        seat=request.seat,
+        hand=mask(request.hand),
+        tricks=[(t.leader, [card(p.card) for p in t.plays]) for t in request.tricks],
+        leader=request.current_trick.leader,
+        current=[card(p.card) for p in request.current_trick.plays],
+        hearts_broken=request.hearts_broken,
+        legal=mask(request.legal_moves),
+        passed=mask(request.passed),
+        pass_to=request.pass_to if request.pass_direction != pb.PASS_DIRECTION_HOLD else -1,
+        received=mask(request.received),
+        scores=tuple(request.scores),
+        target_score=request.rules.target_score or 100,
+    )
+
+
+class StrongBot(Bot):
+    name = "strong-py"
+    version = "1.0.0"
+    author = "Hearts referee authors"
+
+    def __init__(self, settings: Settings = DEFAULT) -> None:
+        self.settings = settings
+
+    def pass_cards(self, request):
+        v = variant(request.rules)
+        cards = choose_pass(mask(request.hand), request.count or 3, v)
+        return [_PB_CARDS[c] for c in cards]
+
+    def play_card(self, request):
+        start = time.monotonic()
+        k = knowledge(request)
+        v = k.variant
+        left = decisions_left(v.tricks - len(k.tricks), k.scores, k.target_score, per_hand=v.tricks)
+        budget = time_budget(
+            request.clock.move_time_ms, request.clock.time_bank_ms, left, self.settings
+        )
+        choice = choose_play(k, start + budget, random.Random(), self.settings)
+        return _PB_CARDS[choice]
+
+    def choose_moon_scoring(self, request):
+        return _MOON_ANSWERS[choose_moon(request.seat, tuple(request.scores))]
+
+
+if __name__ == "__main__":
+    serve(StrongBot())
