@@ -33,6 +33,8 @@ def _register() -> None:
     from referee.cli import match
     from referee.cli.check_bot import check_bot
     from referee.cli.gauntlet import gauntlet
+    from referee.cli.new_bot import new_bot_command
+    from referee.cli.proto import proto
     from referee.cli.replay import replay
     from referee.cli.serve import serve
     from referee.cli.standings import standings
@@ -47,6 +49,8 @@ def _register() -> None:
     cli.add_command(replay)
     cli.add_command(verify)
     cli.add_command(serve)
+    cli.add_command(new_bot_command)
+    cli.add_command(proto)
 
 
 _register()
