@@ -55,7 +55,7 @@ from grpc_reflection.v1alpha import reflection_pb2_grpc as reflection_v1alpha_pb
 from referee.pb.hearts.v1 import hearts_pb2 as pb
 from referee.pb.hearts.v1 import hearts_pb2_grpc as pb_grpc
 
-__all__ = ["Bot", "pb", "serve"]
+__all__ = ["Bot", "make_server", "pb", "serve"]
 
 log = logging.getLogger(__name__)
 
@@ -187,35 +187,73 @@ class _HealthServicer(health.HealthServicer):
 
 
 class Bot:
-    """A Hearts bot. Override the decisions; the notifications are optional."""
+    """A Hearts bot: override the two decisions; the moon question and notifications are optional.
 
-    name = "python-bot"
-    version = "0.1.0"
-    author = ""
-    language = "Python"
+    Each method gets the request message of its RPC (the classes of
+    :mod:`referee.pb.hearts.v1.hearts_pb2`, also ``referee.botkit.pb``) and is
+    called from one of the server's threads, possibly for several games and
+    seats at once: keep no state, or key it by ``(request.game_id,
+    request.seat)`` under a lock. An exception becomes a gRPC error status,
+    which the referee counts as an ``rpc_error`` fault (and plays a fallback).
+
+    The class attributes answer ``Handshake`` (with ``protocol_version`` 1).
+    See docs/botkit.md.
+    """
+
+    #: The bot's own name, for logs (standings use the name the referee was given).
+    name: str = "python-bot"
+    #: The bot's version, for logs.
+    version: str = "0.1.0"
+    #: Who wrote it (check-bot warns when it is empty).
+    author: str = ""
+    #: The language it is written in.
+    language: str = "Python"
 
     def pass_cards(self, request: pb.PassCardsRequest) -> Sequence[pb.Card]:
-        """Return ``request.count`` distinct cards of ``request.hand``."""
+        """The cards to pass: ``request.count`` distinct cards of ``request.hand``.
+
+        Required. Only asked on a passing hand (not on a hold hand);
+        ``request.pass_to`` is the seat that gets them.
+        """
         raise NotImplementedError
 
     def play_card(self, request: pb.PlayCardRequest) -> pb.Card:
-        """Return one card of ``request.legal_moves``."""
+        """The card to play: one of ``request.legal_moves``.
+
+        Required. The request carries everything the seat may know: the
+        hand, the tricks so far, the trick in progress, the scores, the rules
+        in force and the clock (``request.clock.move_time_ms``).
+        """
         raise NotImplementedError
 
     def choose_moon_scoring(self, request: pb.ChooseMoonScoringRequest) -> int:
-        """V2 shooter_chooses: MOON_SCORING_ADD_TO_OTHERS or _SUBTRACT_FROM_SELF."""
+        """How a moon this bot shot scores: ``pb.MOON_SCORING_ADD_TO_OTHERS`` or
+        ``pb.MOON_SCORING_SUBTRACT_FROM_SELF``.
+
+        Asked only under V2 ``shooter_chooses``, of the seat that shot the
+        moon. The default, adding 26 to the others, is also what the referee
+        plays for a bot that does not answer.
+        """
         return pb.MOON_SCORING_ADD_TO_OTHERS
 
     def start_game(self, request: pb.StartGameRequest) -> None:
+        """Notification: a game starts (its id, your seat, the players, the rules).
+
+        Optional. A bot restarted during a game is not sent it again, so do
+        not depend on it: every decision request carries the rules too.
+        """
         return None
 
     def deal_hand(self, request: pb.DealHandRequest) -> None:
+        """Notification: a hand is dealt (the hand, its number, the pass direction). Optional."""
         return None
 
     def end_hand(self, request: pb.EndHandRequest) -> None:
+        """Notification: a hand is over (points by seat, the moon shooter, tricks). Optional."""
         return None
 
     def end_game(self, request: pb.EndGameRequest) -> None:
+        """Notification: the game is over (scores, placements): drop its state. Optional."""
         return None
 
 
@@ -259,8 +297,18 @@ class _Servicer(pb_grpc.HeartsBotServicer):
 
 
 def make_server(bot: Bot, address: str, *, max_workers: int = 8) -> tuple[grpc.Server, int]:
-    """A started server for ``bot`` on ``address`` (``host:port``, port 0 picks one, or
-    ``unix:/path``); returns (server, port), the port being 1 for a Unix socket."""
+    """Start serving ``bot`` on ``address``; return ``(server, port)``.
+
+    ``address`` is ``host:port`` (port 0 picks a free one) or
+    ``unix:/path``; the port returned is the one bound, 1 for a Unix socket.
+    The server also serves the health service (SERVING for ``""`` and
+    ``hearts.v1.HeartsBot``) and reflection (v1 and v1alpha), and calls the
+    bot from up to ``max_workers`` threads at once. Stop it with
+    ``server.stop(grace)``. This is :func:`serve` without the command line,
+    for tests and for programs with their own.
+
+    Raises :class:`OSError` when it cannot listen on ``address``.
+    """
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers))
     pb_grpc.add_HeartsBotServicer_to_server(_Servicer(bot), server)
     health_servicer = _HealthServicer()
@@ -276,7 +324,22 @@ def make_server(bot: Bot, address: str, *, max_workers: int = 8) -> tuple[grpc.S
 
 
 def serve(bot: Bot, argv: Sequence[str] | None = None) -> None:
-    """Parse ``--address`` or ``--port``/``--host``, serve ``bot`` until SIGTERM or Ctrl-C."""
+    """Serve ``bot`` as its command line says, until SIGTERM or Ctrl-C.
+
+    The command line (``argv``, by default ``sys.argv[1:]``) has exactly one of:
+
+    - ``--address ADDRESS``: a gRPC address, ``unix:/abs/path/bot.sock`` (what
+      the referee gives a sandboxed bot as ``{address}``) or ``host:port``;
+    - ``--port N`` (0: a free port), with ``--host HOST`` (default
+      ``127.0.0.1``).
+
+    Anything else is a usage error (exit code 2); an address it cannot listen
+    on exits with code 1. Once serving it prints ``NAME serving on ADDRESS``
+    to stderr, and on SIGTERM or SIGINT it stops, giving the calls in flight
+    a second. To take options of your own, parse them first
+    (``argparse.ArgumentParser.parse_known_args``) and pass the rest as
+    ``argv``.
+    """
     parser = argparse.ArgumentParser(description=f"Hearts bot {bot.name} (hearts.v1 gRPC server)")
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument(
