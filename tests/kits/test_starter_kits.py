@@ -39,8 +39,8 @@ def _pkg_config(module: str) -> bool:
 def _requirements(kit: str) -> str | None:
     """Why the kit cannot be built here, or None."""
     if kit == "go":
-        missing = _missing("go", "protoc")
-        hint = "Go and Debian's protobuf-compiler"
+        missing = _missing("go")  # the protocol code is committed: no protoc
+        hint = "Go 1.26+"
     elif kit == "rust":
         missing = _missing("cargo")
         hint = "Rust (rustup or Debian's cargo)"
