@@ -115,20 +115,29 @@ def test_playouts_are_legal_games_scored_alike(rules: Rules) -> None:
                 taken[t.winner] |= sum(1 << c for _, c in t.plays)
             trace: list[int] = []
             epsilon = rng.choice([0.0, 0.3, 1.0])
+            engine = state.copy()
+            hand_number = engine.hand_number
+            hands = list(state.hands)
+            current = [c for _, c in state.trick_plays]
+            broken = state.hearts_broken
+            if rng.random() < 0.5:  # as the search does: play one card, then play out
+                card = rng.choice(card_list(engine.legal_mask()))
+                hands[engine.current] &= ~(1 << card)
+                current.append(card)
+                broken = broken or (v.qs_breaks and card == 49) or card // 13 == 2
+                engine.play(card)
             got = strong_sim.playout(
                 v,
-                list(state.hands),
+                hands,
                 taken,
                 state.trick_leader,
-                [c for _, c in state.trick_plays],
+                current,
                 state.trick_number,
-                state.hearts_broken,
+                broken,
                 random.Random(seed),
                 epsilon,
                 trace,
             )
-            engine = state.copy()
-            hand_number = engine.hand_number
             for card in trace:
                 assert engine.is_legal(card), (engine, card, trace)
                 engine.play(card)

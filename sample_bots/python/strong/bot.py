@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import random
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -112,6 +113,9 @@ class StrongBot(Bot):
 
     def __init__(self, settings: Settings = DEFAULT) -> None:
         self.settings = settings
+        self._search_lock = threading.Lock()
+        self._count_lock = threading.Lock()
+        self._waiting = 0
 
     def pass_cards(self, request):
         v = variant(request.rules)
@@ -126,7 +130,24 @@ class StrongBot(Bot):
         budget = time_budget(
             request.clock.move_time_ms, request.clock.time_bank_ms, left, self.settings
         )
-        choice = choose_play(k, start + budget, random.Random(), self.settings)
+        deadline = start + budget
+        # One search at a time: searches in several threads would share one core through
+        # the GIL and all run late. A request that waits shares the time left fairly with
+        # those still waiting behind it, and one that waits too long answers at once.
+        with self._count_lock:
+            self._waiting += 1
+        got = self._search_lock.acquire(timeout=max(0.0, deadline - time.monotonic()))
+        with self._count_lock:
+            self._waiting -= 1
+            behind = self._waiting
+        if not got:
+            return _PB_CARDS[choose_play(k, 0.0, random.Random(), self.settings)]
+        try:
+            now = time.monotonic()
+            stop = now + max(0.0, deadline - now) / (1 + behind)
+            choice = choose_play(k, stop, random.Random(), self.settings)
+        finally:
+            self._search_lock.release()
         return _PB_CARDS[choice]
 
     def choose_moon_scoring(self, request):

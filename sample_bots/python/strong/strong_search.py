@@ -52,7 +52,7 @@ class Settings:
     #: Weight of the others' mean score in the utility: mine - w * mean(others).
     others_weight: float = 0.0
     #: Share of the free move time the search may use.
-    move_share: float = 0.75
+    move_share: float = 0.55
     #: Seconds kept back from every deadline for transport and scheduling.
     margin: float = 0.012
     #: Share of the time bank the bot plans to spend over the game.
@@ -275,6 +275,8 @@ def choose_play(
     )
     if len(moves) == 1:
         return moves[0]
+    if time.monotonic() >= deadline:
+        return fallback
     totals = [0.0] * len(moves)
     count = 0
     trick_number = len(k.tricks)

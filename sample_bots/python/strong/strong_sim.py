@@ -222,7 +222,8 @@ def playout(
     """Play the hand out from a position with the playout policy; each seat's cards taken.
 
     ``hands`` and ``taken`` are changed in place (pass copies). ``trick_cards``
-    are the cards of the trick in progress in play order from ``leader``.
+    are the cards of the trick in progress in play order from ``leader`` (all
+    ``n`` of them when the search's own card completes it).
     With ``rng`` and ``epsilon`` > 0 each play is a random legal card with
     probability ``epsilon`` (``epsilon`` 1: random playouts). ``trace``, if
     given, gets the cards played in order (for the cross-check test).
@@ -245,6 +246,13 @@ def playout(
         trick |= 1 << c
         seat = seat + 1 if seat + 1 < n else 0
     played = len(trick_cards)
+    if played == n:  # the cards given complete their trick
+        taken[win_seat] |= trick
+        trick_number += 1
+        if trick_number == tricks:
+            return taken
+        trick = played = 0
+        seat = win_seat
     randomize = rng is not None and epsilon > 0.0
     while True:
         hand = hands[seat]

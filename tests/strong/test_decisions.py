@@ -1,0 +1,155 @@
+"""The strong bot's decisions over gRPC: passes, plays within the clock, the moon question.
+
+The bot is served in process by referee.botkit on port 0 and asked through a
+real channel. Timing assertions are only "answers, and not absurdly late":
+the margins are generous so that a loaded machine does not fail them.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import random
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import grpc
+import pytest
+import strong_search
+from bot import StrongBot
+
+from referee import botkit, protocol
+from referee.engine import GameState, MoonScoring, Pass, Phase, Play, Rules, card_list
+from referee.pb.hearts.v1 import hearts_pb2 as pb
+from referee.pb.hearts.v1 import hearts_pb2_grpc as pb_grpc
+
+
+@pytest.fixture(scope="module")
+def stub() -> Iterator[Any]:
+    server, port = botkit.make_server(StrongBot(), "127.0.0.1:0")
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+    try:
+        yield pb_grpc.HeartsBotStub(channel)
+    finally:
+        channel.close()
+        server.stop(None)
+
+
+def positions(rules: Rules, seed: int) -> Iterator[GameState]:
+    """Play decisions of one random hand (random passes and plays)."""
+    rng = random.Random(seed)
+    state = GameState.new(rules, seed=seed)
+    for seat in state.to_act():
+        state.apply(Pass(seat, tuple(rng.sample(card_list(state.hands[seat]), 3))))
+    while state.phase is Phase.PLAYING and state.hand_number == 1:
+        yield state.copy()
+        state.apply(Play(state.current, rng.choice(card_list(state.legal_mask()))))
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6, 7])
+def test_passes_three_cards_of_the_hand(stub: Any, players: int) -> None:
+    rules = Rules(num_players=players, omnibus=players % 2 == 0)
+    for seed in range(10):
+        state = GameState.new(rules, seed=seed)
+        view = state.view(0)
+        request = protocol.pass_request("g", view, "d", 200, 0)
+        cards = protocol.cards_from_pb(stub.PassCards(request, timeout=10).cards)
+        assert len(set(cards)) == 3 and all(view.hand >> c & 1 for c in cards)
+
+
+def test_passes_an_unguarded_queen() -> None:
+    from strong_sim import Variant
+
+    hand = sum(1 << c for c in (49, 40, 1, 2, 3, 4, 5, 6, 7, 8, 14, 15, 16))  # Q♠ 3♠ + low
+    assert 49 in strong_search.choose_pass(hand, 3, Variant(4))
+    guarded = hand | (1 << 39) | (1 << 41) | (1 << 42)  # Q♠ with 2♠ 3♠ 4♠ 5♠
+    guarded &= ~((1 << 1) | (1 << 2) | (1 << 3))
+    assert 49 not in strong_search.choose_pass(guarded, 3, Variant(4))
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules(),
+        Rules(num_players=3, omnibus=True),
+        Rules(num_players=7, queen_breaks_hearts=True, points_on_first_trick=True),
+    ],
+    ids=["4p", "3p-omnibus", "7p-V1-V7"],
+)
+def test_plays_a_legal_card_within_the_move_time(stub: Any, rules: Rules) -> None:
+    for state in positions(rules, seed=rules.num_players):
+        view = state.view(state.current)
+        request = protocol.play_request("g", view, "d", 50, 0)
+        started = time.monotonic()
+        answer = stub.PlayCard(request, timeout=5)
+        elapsed = time.monotonic() - started
+        card = protocol.card_from_pb(answer.card)
+        assert view.legal_moves >> card & 1
+        assert elapsed < 1.0  # aims at ~half of 50 ms; 1 s only catches a runaway search
+
+
+def test_many_requests_at_once_are_answered(stub: Any) -> None:
+    """Eight seats asked at the same moment share one search thread fairly."""
+    states = list(positions(Rules(), seed=3))[:8]
+    requests = [
+        protocol.play_request(f"g{i}", s.view(s.current), "d", 200, 0) for i, s in enumerate(states)
+    ]
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        started = time.monotonic()
+        answers = list(pool.map(lambda r: stub.PlayCard(r, timeout=10), requests))
+        elapsed = time.monotonic() - started
+    for state, answer in zip(states, answers, strict=True):
+        assert state.legal_mask() >> protocol.card_from_pb(answer.card) & 1
+    assert elapsed < 2.0  # all eight within ~one move time, not eight
+
+
+def test_search_stops_at_its_deadline() -> None:
+    state = next(s for s in positions(Rules(), seed=8) if s.trick_number == 1)
+    from bot import knowledge
+
+    k = knowledge(protocol.play_request("g", state.view(state.current), "d", 50, 0))
+    stats: dict = {}
+    started = time.monotonic()
+    card = strong_search.choose_play(k, started + 0.03, random.Random(1), stats=stats)
+    assert time.monotonic() - started < 1.0
+    assert state.legal_mask() >> card & 1
+    assert stats.get("decisions", 0) <= 1
+
+
+def test_time_budget() -> None:
+    # About half the move time, less a margin; a slice of the bank on top; never negative.
+    assert 0.08 < strong_search.time_budget(200, 0, 10) < 0.12
+    assert strong_search.time_budget(200, 10_000, 10) > 0.5
+    assert strong_search.time_budget(5, 0, 10) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("seat", "scores", "expected"),
+    [
+        (0, (10, 20, 30, 40), "add_to_others"),  # alone lowest: hasten the end
+        (0, (50, 20, 30, 40), "subtract_from_self"),  # trailing: more hands to catch up
+        (0, (60, 70, 80, 30), "subtract_from_self"),  # adding ends the game, we lose
+        (1, (80, 60, 78, 79), "add_to_others"),  # adding ends the game, we win
+        (2, (30, 40, 56, 50), "subtract_from_self"),  # tied lowest is not alone
+    ],
+)
+def test_moon_choice(seat: int, scores: tuple[int, ...], expected: str) -> None:
+    assert strong_search.choose_moon(seat, scores) == expected
+
+
+def test_answers_the_moon_question_over_grpc(stub: Any) -> None:
+    rules = Rules(moon_scoring=MoonScoring.SHOOTER_CHOOSES)
+    for scores, expected in (
+        ((10, 20, 30, 40), pb.MOON_SCORING_ADD_TO_OTHERS),
+        ((90, 20, 30, 40), pb.MOON_SCORING_SUBTRACT_FROM_SELF),
+    ):
+        request = pb.ChooseMoonScoringRequest(
+            game_id="g",
+            seat=0,
+            decision_id="m",
+            hand_number=3,
+            scores=scores,
+            rules=protocol.rules_to_pb(rules),
+            clock=pb.Clock(move_time_ms=200),
+        )
+        assert stub.ChooseMoonScoring(request, timeout=5).choice == expected
