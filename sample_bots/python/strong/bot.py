@@ -106,6 +106,14 @@ def knowledge(request: pb.PlayCardRequest) -> Knowledge:
     )
 
 
+def machine_load() -> float:
+    """Runnable processes per CPU over the last minute (1: busy; above 1: overloaded)."""
+    try:
+        return os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:
+        return 1.0
+
+
 class StrongBot(Bot):
     name = "strong-py"
     version = "1.0.0"
@@ -116,6 +124,7 @@ class StrongBot(Bot):
         self._search_lock = threading.Lock()
         self._count_lock = threading.Lock()
         self._waiting = 0
+        self._lateness = 0.0
 
     def pass_cards(self, request):
         v = variant(request.rules)
@@ -128,7 +137,12 @@ class StrongBot(Bot):
         v = k.variant
         left = decisions_left(v.tricks - len(k.tricks), k.scores, k.target_score, per_hand=v.tricks)
         budget = time_budget(
-            request.clock.move_time_ms, request.clock.time_bank_ms, left, self.settings
+            request.clock.move_time_ms,
+            request.clock.time_bank_ms,
+            left,
+            self.settings,
+            load=machine_load(),
+            lateness=self._lateness,
         )
         deadline = start + budget
         # One search at a time: searches in several threads would share one core through
@@ -146,6 +160,10 @@ class StrongBot(Bot):
             now = time.monotonic()
             stop = now + max(0.0, deadline - now) / (1 + behind)
             choice = choose_play(k, stop, random.Random(), self.settings)
+            # How far past its stop the search ran (a slow playout, a descheduled process):
+            # remembered, decaying, and kept back from the next budgets.
+            over = time.monotonic() - stop
+            self._lateness = max(over, 0.0, self._lateness * 0.9)
         finally:
             self._search_lock.release()
         return _PB_CARDS[choice]

@@ -399,14 +399,25 @@ def time_budget(
     time_bank_ms: int,
     decisions_left: int,
     settings: Settings = DEFAULT,
+    *,
+    load: float = 1.0,
+    lateness: float = 0.0,
 ) -> float:
-    """Seconds to think: a share of the move time plus a slice of the bank, less a margin."""
+    """Seconds to think: a share of the move time plus a slice of the bank, less a margin.
+
+    ``load`` (the run queue per CPU, from the load average) above 1 means that
+    the machine is busy and every step, the answer's transport included, takes
+    longer: the budget shrinks in proportion, to a quarter at most.
+    ``lateness`` (seconds by which recent searches overran their deadline
+    in this process) is kept back twice.
+    """
     move = max(0, move_time_ms) / 1000
     bank = max(0, time_bank_ms) / 1000
     spend = move * settings.move_share
     if bank > 0:
         spend += bank * settings.bank_share / max(1, decisions_left)
-    return max(0.0, spend - settings.margin)
+    spend *= min(1.0, max(0.25, 1.0 / load)) if load > 0 else 1.0
+    return max(0.0, spend - settings.margin - 2 * lateness)
 
 
 def decisions_left(k_tricks_left: int, scores: tuple[int, ...], target: int, per_hand: int) -> int:
