@@ -70,8 +70,11 @@ __all__ = ["GameRecord", "GameSpec", "play_game"]
 
 log = logging.getLogger(__name__)
 
-# Passing is simultaneous (R2): remote bots are asked at once.
-_PASS_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="pass")
+# Remote bots are called at once where the game allows it: passing is
+# simultaneous (R2), and the notifications (StartGame, DealHand, EndHand,
+# EndGame) of the seats are independent, so a table waits for its slowest bot
+# rather than for the sum of its bots' round trips.
+_CALL_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=32, thread_name_prefix="calls")
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -271,23 +274,34 @@ class _Game:
             seat.bank_ms = max(0, seat.bank_ms - round(overrun))
         return answer, ms, fault
 
-    def notify(
-        self, seat: _Seat, during: str, call: Callable[[float], None], *, forfeited: bool = False
+    def notify_all(
+        self, during: str, call: Callable[[_Seat, float], None], *, forfeited: bool = False
     ) -> None:
-        """Send a notification; ``forfeited=True`` also to a forfeited seat, best effort."""
-        if seat.forfeited and not forfeited:
-            return
-        try:
-            call(self.tc.notify_timeout_ms / 1000)
-        except BotFault as error:
-            if seat.forfeited:
-                return  # the seat has forfeited already: its faults no longer count
-            fault = self.fault(seat, error.kind, error.message)
-            self.write_fault(seat, during, fault)
-        except Exception as error:
-            if seat.forfeited:
-                return
-            fault = self.fault(seat, FaultKind.RPC_ERROR, f"{type(error).__name__}: {error}")
+        """Send one notification to every seat at once; faults are recorded in seat order.
+
+        ``forfeited=True`` sends it to forfeited seats too, best effort. Remote
+        bots are called concurrently (one of them from this thread); in-process
+        players are called here.
+        """
+        timeout_s = self.tc.notify_timeout_ms / 1000
+        seats = [seat for seat in self.seats if forfeited or not seat.forfeited]
+        remote = [seat for seat in seats if isinstance(seat.player, RemotePlayer)]
+        errors: dict[int, Exception | concurrent.futures.Future | None] = {
+            seat.seat: _CALL_POOL.submit(_notify_one, call, seat, timeout_s) for seat in remote[1:]
+        }
+        for seat in seats:
+            if seat.seat not in errors:
+                errors[seat.seat] = _notify_one(call, seat, timeout_s)
+        for seat in seats:
+            error = errors[seat.seat]
+            if isinstance(error, concurrent.futures.Future):
+                error = error.result()
+            if error is None or seat.forfeited:
+                continue  # a forfeited seat's faults no longer count
+            if isinstance(error, BotFault):
+                fault = self.fault(seat, error.kind, error.message)
+            else:
+                fault = self.fault(seat, FaultKind.RPC_ERROR, f"{type(error).__name__}: {error}")
             self.write_fault(seat, during, fault)
 
     def write_fault(self, seat: _Seat, during: str, fault: Fault) -> None:
@@ -320,14 +334,10 @@ class _Game:
             )
         )
         names = [s.bot for s in self.seats]
-        for seat in self.seats:
-            self.notify(
-                seat,
-                "StartGame",
-                lambda t, seat=seat: seat.player.start_game(
-                    spec.game_id, seat.seat, names, spec.rules, t
-                ),
-            )
+        self.notify_all(
+            "StartGame",
+            lambda seat, t: seat.player.start_game(spec.game_id, seat.seat, names, spec.rules, t),
+        )
         while not state.is_over:
             self.start_hand()
             hand = state.hand_number
@@ -344,15 +354,13 @@ class _Game:
         # EndGame goes to every seat, forfeited ones too (they learn it from the
         # request), before game_end, so that game_end is the log's last line and
         # counts the faults of EndGame.
-        for seat in self.seats:
-            self.notify(
-                seat,
-                "EndGame",
-                lambda t, seat=seat: seat.player.end_game(
-                    spec.game_id, seat.seat, outcome, seat.forfeited, t
-                ),
-                forfeited=True,
-            )
+        self.notify_all(
+            "EndGame",
+            lambda seat, t: seat.player.end_game(
+                spec.game_id, seat.seat, outcome, seat.forfeited, t
+            ),
+            forfeited=True,
+        )
         self.write(
             GameEndRecord(
                 scores=outcome.scores,
@@ -392,13 +400,11 @@ class _Game:
                 hands=tuple(tuple(card_list(h)) for h in state.dealt),
             )
         )
-        for seat in self.seats:
-            view = state.view(seat.seat)
-            self.notify(
-                seat,
-                "DealHand",
-                lambda t, seat=seat, view=view: seat.player.deal_hand(self.spec.game_id, view, t),
-            )
+        views = {seat.seat: state.view(seat.seat) for seat in self.seats}
+        self.notify_all(
+            "DealHand",
+            lambda seat, t: seat.player.deal_hand(self.spec.game_id, views[seat.seat], t),
+        )
 
     def passing(self) -> None:
         state, game_id = self.state, self.spec.game_id
@@ -417,7 +423,7 @@ class _Game:
                 return seat.player.pass_cards(game_id, view, d, deadline)
 
             if isinstance(seat.player, RemotePlayer):
-                asks[s] = _PASS_POOL.submit(self.ask, seat, question)
+                asks[s] = _CALL_POOL.submit(self.ask, seat, question)
             else:
                 asks[s] = self.ask(seat, question)
         for s in state.to_act():
@@ -571,12 +577,21 @@ class _Game:
                 totals=result.totals,
             )
         )
-        for seat in self.seats:
-            self.notify(
-                seat,
-                "EndHand",
-                lambda t, seat=seat: seat.player.end_hand(self.spec.game_id, seat.seat, result, t),
-            )
+        self.notify_all(
+            "EndHand",
+            lambda seat, t: seat.player.end_hand(self.spec.game_id, seat.seat, result, t),
+        )
+
+
+def _notify_one(
+    call: Callable[[_Seat, float], None], seat: _Seat, timeout_s: float
+) -> Exception | None:
+    """Make one notification call; returns what it raised (a fault to record), or None."""
+    try:
+        call(seat, timeout_s)
+    except Exception as error:
+        return error
+    return None
 
 
 def _seat_info(seat: int, bot: str, info: BotInfo) -> SeatInfo:
