@@ -91,7 +91,12 @@ def parse_variant(text: str) -> tuple[str, strong_search.Settings]:
         name, _, value = part.partition("=")
         if name not in fields:
             raise SystemExit(f"unknown setting {name!r}; known: {', '.join(fields)}")
-        values[name] = int(value) if name == "playouts_per_world" else float(value)
+        if name == "playouts_per_world":
+            values[name] = int(value)
+        elif name == "passing":
+            values[name] = value
+        else:
+            values[name] = float(value)
     return text, strong_search.Settings(**values)
 
 

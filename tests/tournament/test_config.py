@@ -301,6 +301,7 @@ def test_the_example_configs_are_valid() -> None:
         "heuristic-cmd",
         "random",
         "heuristic",
+        "strong",
     ]
     assert example.bot("random-py").cwd == str(root.parent / "sample_bots" / "python" / "random")
     variants = load_config(root / "variants.yaml")

@@ -34,6 +34,7 @@ from strong_search import (
     choose_pass,
     choose_play,
     decisions_left,
+    simple_pass,
     time_budget,
 )
 from strong_sim import ADD_TO_OTHERS, SHOOTER_CHOOSES, SUBTRACT_FROM_SELF, Variant
@@ -128,7 +129,10 @@ class StrongBot(Bot):
 
     def pass_cards(self, request):
         v = variant(request.rules)
-        cards = choose_pass(mask(request.hand), request.count or 3, v)
+        if self.settings.passing == "simple":
+            cards = simple_pass(mask(request.hand), request.count or 3)
+        else:
+            cards = choose_pass(mask(request.hand), request.count or 3, v)
         return [_PB_CARDS[c] for c in cards]
 
     def play_card(self, request):

@@ -57,6 +57,8 @@ class Settings:
     margin: float = 0.012
     #: Share of the time bank the bot plans to spend over the game.
     bank_share: float = 0.8
+    #: Passing: "evaluate" (choose_pass) or "simple" (the built-in heuristic's rule).
+    passing: str = "evaluate"
 
 
 DEFAULT = Settings()
@@ -371,6 +373,23 @@ def choose_pass(hand: int, count: int, variant: Variant) -> list[int]:
         chosen.append(best)
         picked |= 1 << best
     return chosen
+
+
+def simple_pass(hand: int, count: int) -> list[int]:
+    """The built-in heuristic's pass (referee/players/builtin.py), for comparison:
+    unguarded Q♠, then A♠/K♠ without a guarded Q♠, then the highest cards, hearts first."""
+    guarded = bool(hand & QS) and (hand & SPADES & ~QS).bit_count() >= 4
+
+    def danger(c: int) -> tuple[int, int]:
+        if 1 << c == QS:
+            return (0 if guarded else 3, 0)
+        if (1 << c) & (AS | KS) and not guarded:
+            return (2, c % 13)
+        if c // 13 == 2:
+            return (1, c % 13 + 2)
+        return (1, c % 13)
+
+    return sorted((c for c in range(52) if hand >> c & 1), key=danger, reverse=True)[:count]
 
 
 # The moon question -------------------------------------------------------------------------
