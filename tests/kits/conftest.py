@@ -1,35 +1,34 @@
-"""Fixtures of the starter-kit tests: each kit copied alone and built once per session."""
+"""Fixtures of the starter-kit tests: each kit scaffolded outside the repository, built once.
+
+``built_kit(language)`` runs ``referee new-bot LANGUAGE DIR`` into a temporary
+folder (outside this checkout) and builds it with the referee's own sandboxed
+build (:func:`referee.bots.build_bot`), which sees that folder and the
+toolchains and nothing of this checkout: as an author outside the repository
+would, and as a tournament does. Every kit test plays or checks that build.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import pathlib
-import shutil
-import subprocess
 from collections.abc import Callable
 
 import pytest
-import yaml
+from click.testing import CliRunner
 
+from referee.bots import build_bot, parse_bot
+from referee.cli import cli
+from referee.scaffold import kit_name
 from tests.helpers import launched_pids  # noqa: F401 (an autouse fixture)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-#: Build outputs and caches never copied into the clean tree. (The Go kit's
-#: ``gen/`` is not one: it is committed, and its build only compiles it.)
-IGNORED = shutil.ignore_patterns(
-    "target", "build", "node_modules", "dist", "bin", "generated", "__pycache__", ".gradle"
-)
 
-
-def copy_kit(kit: str, dest: pathlib.Path) -> pathlib.Path:
-    """The kit's folder alone (without build outputs) at ``dest/<kit>``: nothing around it.
-
-    That is all a sandboxed build sees, so a kit that reaches outside its
-    folder (``../../proto``) fails to build here.
-    """
-    folder = dest / kit
-    shutil.copytree(ROOT / "sample_bots" / kit, folder, ignore=IGNORED)
+def scaffold_kit(language: str, dest: pathlib.Path) -> pathlib.Path:
+    """``referee new-bot LANGUAGE dest/<language>-starter``: the kit under its own name."""
+    folder = dest / kit_name(language)
+    result = CliRunner().invoke(cli, ["new-bot", language, str(folder)])
+    assert result.exit_code == 0, result.output
     return folder
 
 
@@ -40,50 +39,33 @@ class Build:
     folder: pathlib.Path
     ok: bool
     log_path: pathlib.Path
+    #: How long the build took.
+    seconds: float = 0.0
 
     @property
     def tail(self) -> str:
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-25:])
 
 
-def build_kit(folder: pathlib.Path, log_path: pathlib.Path, timeout_s: float = 1800) -> Build:
-    """Run the ``build:`` command of the kit's bot.yaml in its folder, as a user would."""
-    command = yaml.safe_load((folder / "bot.yaml").read_text())["build"]
-    with open(log_path, "wb") as log:
-        log.write(f"$ {command}\n(in {folder})\n".encode())
-        log.flush()
-        try:
-            run = subprocess.run(
-                ["sh", "-c", command],
-                cwd=folder,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                timeout=timeout_s,
-                start_new_session=True,
-                check=False,
-            )
-            ok = run.returncode == 0
-        except subprocess.TimeoutExpired:
-            log.write(f"\nbuild timed out after {timeout_s:.0f} s\n".encode())
-            ok = False
-    return Build(folder, ok, log_path)
-
-
 @pytest.fixture(scope="session")
 def built_kit(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Build]:
-    """``built_kit(kit)``: a copy of the kit alone, outside the repository, built.
+    """``built_kit(language)``: the kit scaffolded outside the repository and built, sandboxed.
 
-    Built once per session and shared by the tests of this folder; the
-    result says whether the build worked and where its log is.
+    Built once per session and shared by every kit test (and the polyglot
+    tournament); the result says whether the build worked, how long it took
+    and where its log is.
     """
     built: dict[str, Build] = {}
 
-    def build(kit: str) -> Build:
-        if kit not in built:
-            base = tmp_path_factory.mktemp(f"kit-{kit}")
-            folder = copy_kit(kit, base / "tree")
-            built[kit] = build_kit(folder, base / "build.log")
-        return built[kit]
+    def build(language: str) -> Build:
+        if language not in built:
+            base = tmp_path_factory.mktemp(f"kit-{language}")
+            folder = scaffold_kit(language, base)
+            assert ROOT not in folder.resolve().parents
+            result = build_bot(parse_bot(str(folder)), base / "logs", timeout_s=1800)
+            built[language] = Build(
+                folder, result.ok, pathlib.Path(result.log_path), result.seconds
+            )
+        return built[language]
 
     return build

@@ -1,7 +1,13 @@
-"""Issue 6: tournaments/polyglot.yaml completes with every kit in the standings and no faults.
+"""Issue 6 and 15: the polyglot tournament plays the scaffolded kits, every bot ranked, no faults.
 
-The tournament builds every kit in place (as a user's run would) before
-play. Skipped, with what to install, when any kit's toolchain is missing.
+``tournaments/polyglot.yaml`` lists the kits by their folders in
+``sample_bots/``; ``referee new-bot`` writes exactly those files
+(tests/kits/test_new_bot.py). Here every kit is played as an author outside
+the repository gets it: the config is the polyglot one with each kit's folder
+replaced by its scaffold in a temporary folder (``conftest.built_kit``:
+``referee new-bot``, built in the sandbox), and the tournament builds each
+again as a user's run would, before play. Skipped, with what to install, when
+any kit's toolchain is missing.
 """
 
 from __future__ import annotations
@@ -10,36 +16,53 @@ import json
 import pathlib
 import subprocess
 import sys
+from collections.abc import Callable
 
 import pytest
+import yaml
 
+from referee.scaffold import KIT_FOLDERS, LANGUAGES
+from tests.kits.conftest import Build
 from tests.kits.test_starter_kits import ROOT, _requirements
 
-KITS = ("go", "rust", "java", "cpp", "node")
+CONFIG = ROOT / "tournaments" / "polyglot.yaml"
+
+
+def scaffolded_config(built_kit: Callable[[str], Build], dest: pathlib.Path) -> pathlib.Path:
+    """polyglot.yaml with every kit's folder replaced by its scaffold (the rest as it is)."""
+    config = yaml.safe_load(CONFIG.read_text())
+    by_folder = {(ROOT / folder).resolve(): language for language, folder in KIT_FOLDERS.items()}
+    replaced = set()
+    for name, bot in config["bots"].items():
+        language = by_folder.get((CONFIG.parent / bot).resolve())
+        if language is not None:
+            build = built_kit(language)
+            assert build.ok, f"the build of {language} failed (log {build.log_path}):\n{build.tail}"
+            config["bots"][name] = str(build.folder)
+            replaced.add(language)
+        else:  # another sample bot (random-py, heuristic-py): where it is
+            config["bots"][name] = str((CONFIG.parent / bot).resolve())
+    assert replaced == set(LANGUAGES), f"polyglot.yaml lacks {set(LANGUAGES) - replaced}"
+    path = dest / "polyglot.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
 
 
 @pytest.mark.toolchain
 @pytest.mark.slow
-@pytest.mark.timeout(1800)  # on a fresh machine it builds every kit from cold caches
-def test_polyglot_tournament_has_every_bot_ranked_without_faults(tmp_path: pathlib.Path) -> None:
-    missing = [reason for kit in KITS if (reason := _requirements(kit))]
+@pytest.mark.timeout(2400)  # on a fresh machine it builds every kit from cold caches
+def test_polyglot_tournament_of_the_scaffolded_kits_has_every_bot_ranked_without_faults(
+    built_kit: Callable[[str], Build], tmp_path: pathlib.Path
+) -> None:
+    missing = [reason for kit in LANGUAGES if (reason := _requirements(kit))]
     if missing:
         pytest.skip("; ".join(missing))
+    config = scaffolded_config(built_kit, tmp_path)
     out = tmp_path / "polyglot"
+    argv = [sys.executable, "-m", "referee.cli", "tournament", str(config), "--out", str(out)]
     run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "referee.cli",
-            "tournament",
-            "tournaments/polyglot.yaml",
-            "--out",
-            str(out),
-            "--quiet",
-            "--format",
-            "json",
-        ],
-        cwd=ROOT,
+        [*argv, "--quiet", "--format", "json"],
+        cwd=tmp_path,
         capture_output=True,
         text=True,
         timeout=1800,
@@ -47,7 +70,7 @@ def test_polyglot_tournament_has_every_bot_ranked_without_faults(tmp_path: pathl
     assert run.returncode == 0, run.stderr[-4000:]
     standings = json.loads((out / "standings.json").read_text())
     rows = {row["bot"]: row for row in standings["bots"]}
-    expected = {f"{kit}-starter" for kit in KITS} | {"random-py", "heuristic-py"}
+    expected = {f"{kit}-starter" for kit in LANGUAGES} | {"random-py", "heuristic-py"}
     assert set(rows) == expected
     assert standings["complete"]
     for bot, row in rows.items():

@@ -1,10 +1,9 @@
 """Issue 6: every starter kit builds from a clean tree and plays a full game.
 
-Each test copies the kit's folder alone (without build outputs) into a
-temporary tree outside the repository, as a sandboxed build sees it, runs the
-build command of its bot.yaml there (``conftest.built_kit``), and plays a full
-game through the referee against the Python sample bots, which
-are launched as processes too. Zero faults are allowed. A kit whose toolchain
+Each test scaffolds the kit with ``referee new-bot`` into a temporary folder
+outside the repository, builds it there with the referee's sandboxed build
+(``conftest.built_kit``), and plays a full game through the referee against
+the Python sample bots, which are launched as processes too. Zero faults are allowed. A kit whose toolchain
 is missing is skipped with a message saying what to install.
 """
 
@@ -38,6 +37,8 @@ def _pkg_config(module: str) -> bool:
 
 def _requirements(kit: str) -> str | None:
     """Why the kit cannot be built here, or None."""
+    if kit == "python":
+        return None  # it runs on the referee's own Python
     if kit == "go":
         missing = _missing("go")  # the protocol code is committed: no protoc
         hint = "Go 1.26+"
