@@ -52,6 +52,9 @@ PACKAGED = "_kits"
 
 _NAME = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 _NAME_MAX = 64
+#: Names a language's tools refuse: Cargo keeps its own folders in target/debug
+#: under these, so it will not name a binary so.
+_RESERVED = {"rust": frozenset({"build", "deps", "examples", "incremental"})}
 
 
 class ScaffoldError(ValueError):
@@ -228,6 +231,11 @@ def new_bot(
     dest = pathlib.Path(dest)
     folder = kit_folder(language)
     name = check_name(name) if name is not None else bot_name(dest)
+    if name in _RESERVED.get(language, ()):
+        raise ScaffoldError(
+            f"the bot name {name!r} cannot be used for a {language} bot: its build tools "
+            "keep a folder of their own under that name; choose another with --name"
+        )
     _check_destination(dest)
     files = kit_files(folder)
     dest.mkdir(parents=True, exist_ok=True)

@@ -141,6 +141,8 @@ def test_new_bot_into_an_empty_folder(tmp_path: pathlib.Path) -> None:
         (["go", "{tmp}/b", "--name", "a" * 65], None, "at most 64 characters"),
         (["go", "{tmp}/2024"], None, "from the folder name '2024'; give one with --name"),
         (["go", "{tmp}/___"], None, "from the folder name '___'"),
+        (["rust", "{tmp}/build"], None, "'build' cannot be used for a rust bot"),
+        (["rust", "{tmp}/b", "--name", "deps"], None, "'deps' cannot be used for a rust bot"),
     ],
 )
 def test_new_bot_refuses_bad_input_clearly(
