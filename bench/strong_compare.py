@@ -12,7 +12,8 @@ heuristics on that deal (deterministic, so one game covers every rotation).
 Games are one hand (target score 1, ties shared), pass left. Prints for each
 variant the paired difference in points per hand (heuristic minus strong;
 positive: strong is better) with a 95% CI over deal seeds, and the worlds
-searched per decision. bench/strong.py is the benchmark of record; this is
+searched per decision; each variant after the first also against the first,
+paired by deal seed (positive: that variant is better). bench/strong.py is the benchmark of record; this is
 for measuring alternatives quickly, without gRPC.
 """
 
@@ -118,6 +119,7 @@ def main() -> None:
         seed = args.seed + d
         spec = GameSpec(game_id=f"h-{seed}", seed=seed, bots=("h",) * n, rules=rules)
         baseline[seed] = play_game(spec, [heuristic] * n, log).hand_scores[0]
+    first: list[float] | None = None
     for text in args.variants:
         name, settings = parse_variant(text)
         stats: dict = {}
@@ -154,6 +156,12 @@ def main() -> None:
             f"worlds/decision {per:.0f}  {time.perf_counter() - started:.0f} s",
             flush=True,
         )
+        if first is None:
+            first = diffs
+        else:  # the same deals: paired by deal seed
+            g = fixed_summary([a - b for a, b in zip(diffs, first, strict=True)])
+            gi = f"[{g.ci95[0]:+.2f}, {g.ci95[1]:+.2f}]" if g.ci95 else "[?]"
+            print(f"{'':<40} minus {args.variants[0]}: {g.mean:+.2f} pts/hand {gi} (paired)")
 
 
 if __name__ == "__main__":

@@ -426,7 +426,7 @@ def time_budget(
 
     ``load`` (the run queue per CPU, from the load average) above 1 means that
     the machine is busy and every step, the answer's transport included, takes
-    longer: the budget shrinks in proportion, to a quarter at most.
+    longer: the budget shrinks in proportion, to 40% at most.
     ``lateness`` (seconds by which recent searches overran their deadline
     in this process) is kept back twice.
     """
@@ -435,7 +435,7 @@ def time_budget(
     spend = move * settings.move_share
     if bank > 0:
         spend += bank * settings.bank_share / max(1, decisions_left)
-    spend *= min(1.0, max(0.25, 1.0 / load)) if load > 0 else 1.0
+    spend *= min(1.0, max(0.4, 1.0 / load)) if load > 0 else 1.0
     return max(0.0, spend - settings.margin - 2 * lateness)
 
 
