@@ -67,6 +67,29 @@ def test_passes_an_unguarded_queen() -> None:
     assert 49 not in strong_search.choose_pass(guarded, 3, Variant(4))
 
 
+@pytest.mark.parametrize("players", [3, 4, 5, 6, 7])
+def test_searched_pass_is_three_cards_of_the_hand(players: int) -> None:
+    from strong_sim import Variant
+
+    rules = Rules(num_players=players)
+    v = Variant(players, omnibus=players == 5)
+    for seed in range(3):
+        hand = GameState.new(rules, seed=seed).hands[0]
+        stats: dict = {}
+        started = time.monotonic()
+        cards = strong_search.search_pass(
+            hand, 3, v, 0, 1, started + 0.03, random.Random(seed), stats=stats
+        )
+        assert time.monotonic() - started < 1.0
+        assert len(set(cards)) == 3 and all(hand >> c & 1 for c in cards)
+        assert stats["pass_worlds"] >= 0
+    # On a hold hand (nobody passes) or with no time, it is the hand evaluation's pick.
+    assert strong_search.search_pass(hand, 3, v, 0, 0, started + 10) == (
+        strong_search.choose_pass(hand, 3, v)
+    )
+    assert strong_search.search_pass(hand, 3, v, 0, 1, 0.0) == strong_search.choose_pass(hand, 3, v)
+
+
 @pytest.mark.parametrize(
     "rules",
     [

@@ -34,6 +34,7 @@ from strong_search import (
     choose_pass,
     choose_play,
     decisions_left,
+    search_pass,
     simple_pass,
     time_budget,
 )
@@ -129,10 +130,24 @@ class StrongBot(Bot):
 
     def pass_cards(self, request):
         v = variant(request.rules)
+        hand, count = mask(request.hand), request.count or 3
         if self.settings.passing == "simple":
-            cards = simple_pass(mask(request.hand), request.count or 3)
+            cards = simple_pass(hand, count)
+        elif self.settings.passing == "search":
+            start = time.monotonic()
+            budget = time_budget(
+                request.clock.move_time_ms,
+                request.clock.time_bank_ms,
+                v.tricks * 8,
+                self.settings,
+                load=machine_load(),
+                lateness=self._lateness,
+            )
+            cards = search_pass(
+                hand, count, v, request.seat, request.pass_to, start + budget, random.Random()
+            )
         else:
-            cards = choose_pass(mask(request.hand), request.count or 3, v)
+            cards = choose_pass(hand, count, v)
         return [_PB_CARDS[c] for c in cards]
 
     def play_card(self, request):
