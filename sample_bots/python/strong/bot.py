@@ -129,44 +129,51 @@ class StrongBot(Bot):
         self._lateness = 0.0
 
     def pass_cards(self, request):
+        start = time.monotonic()
         v = variant(request.rules)
         hand, count = mask(request.hand), request.count or 3
         if self.settings.passing == "simple":
-            cards = simple_pass(hand, count)
-        elif self.settings.passing == "search":
-            start = time.monotonic()
-            budget = time_budget(
-                request.clock.move_time_ms,
-                request.clock.time_bank_ms,
-                v.tricks * 8,
-                self.settings,
-                load=machine_load(),
-                lateness=self._lateness,
-            )
-            cards = search_pass(
-                hand, count, v, request.seat, request.pass_to, start + budget, random.Random()
-            )
-        else:
-            cards = choose_pass(hand, count, v)
-        return [_PB_CARDS[c] for c in cards]
+            return [_PB_CARDS[c] for c in simple_pass(hand, count)]
+        if self.settings.passing != "search":
+            return [_PB_CARDS[c] for c in choose_pass(hand, count, v)]
+        deadline = start + self._budget(request.clock, v.tricks * 8)
+
+        def search(stop: float) -> list[int]:
+            return search_pass(hand, count, v, request.seat, request.pass_to, stop, random.Random())
+
+        return [_PB_CARDS[c] for c in self._searching(deadline, search)]
 
     def play_card(self, request):
         start = time.monotonic()
         k = knowledge(request)
         v = k.variant
         left = decisions_left(v.tricks - len(k.tricks), k.scores, k.target_score, per_hand=v.tricks)
-        budget = time_budget(
-            request.clock.move_time_ms,
-            request.clock.time_bank_ms,
-            left,
+        deadline = start + self._budget(request.clock, left)
+
+        def search(stop: float) -> int:
+            return choose_play(k, stop, random.Random(), self.settings)
+
+        return _PB_CARDS[self._searching(deadline, search)]
+
+    def _budget(self, clock: pb.Clock, decisions_left: int) -> float:
+        return time_budget(
+            clock.move_time_ms,
+            clock.time_bank_ms,
+            decisions_left,
             self.settings,
             load=machine_load(),
             lateness=self._lateness,
         )
-        deadline = start + budget
-        # One search at a time: searches in several threads would share one core through
-        # the GIL and all run late. A request that waits shares the time left fairly with
-        # those still waiting behind it, and one that waits too long answers at once.
+
+    def _searching(self, deadline: float, search):
+        """``search(stop)``, one search at a time, stopping in time for ``deadline``.
+
+        Searches in several threads would share one core through the GIL and all
+        run late. So they take turns: a request that waits shares the time it has
+        left fairly with those still waiting behind it, and one that has waited
+        past its deadline searches with no time (the searches then answer at once
+        with their fallback: the playout policy's card, the evaluated pass).
+        """
         with self._count_lock:
             self._waiting += 1
         got = self._search_lock.acquire(timeout=max(0.0, deadline - time.monotonic()))
@@ -174,18 +181,17 @@ class StrongBot(Bot):
             self._waiting -= 1
             behind = self._waiting
         if not got:
-            return _PB_CARDS[choose_play(k, 0.0, random.Random(), self.settings)]
+            return search(0.0)
         try:
             now = time.monotonic()
             stop = now + max(0.0, deadline - now) / (1 + behind)
-            choice = choose_play(k, stop, random.Random(), self.settings)
+            answer = search(stop)
             # How far past its stop the search ran (a slow playout, a descheduled process):
             # remembered, decaying, and kept back from the next budgets.
-            over = time.monotonic() - stop
-            self._lateness = max(over, 0.0, self._lateness * 0.9)
+            self._lateness = max(time.monotonic() - stop, 0.0, self._lateness * 0.9)
         finally:
             self._search_lock.release()
-        return _PB_CARDS[choice]
+        return answer
 
     def choose_moon_scoring(self, request):
         return _MOON_ANSWERS[choose_moon(request.seat, tuple(request.scores))]
