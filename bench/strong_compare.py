@@ -20,6 +20,7 @@ for measuring alternatives quickly, without gRPC.
 from __future__ import annotations
 
 import argparse
+import collections
 import dataclasses
 import pathlib
 import random
@@ -124,7 +125,8 @@ def main() -> None:
         name, settings = parse_variant(text)
         stats: dict = {}
         strong = InProcessStrong(settings, stats)
-        diffs, moons, wins, faults, started = [], 0, 0.0, 0, time.perf_counter()
+        diffs, moons, wins, started = [], 0, 0.0, time.perf_counter()
+        faults: collections.Counter[str] = collections.Counter()
         for d in range(args.sets):
             seed = args.seed + d
             per_seat = []
@@ -143,7 +145,7 @@ def main() -> None:
                 record = play_game(spec, players, log)
                 per_seat.append(baseline[seed][seat] - record.hand_scores[0][seat])
                 moons += record.moons[seat]
-                faults += sum(record.faults[seat].values())
+                faults.update(record.faults[seat])
                 if seat in record.winners:
                     wins += 1 / len(record.winners)
             diffs.append(statistics.fmean(per_seat))
@@ -152,7 +154,7 @@ def main() -> None:
         per = stats.get("worlds", 0) / max(1, stats.get("decisions", 0))
         print(
             f"{name:<40} heuristic - strong {f.mean:+.2f} pts/hand {ci}  "
-            f"wins {wins / (args.sets * n):.1%}  moons {moons}  faults {faults}  "
+            f"wins {wins / (args.sets * n):.1%}  moons {moons}  faults {dict(faults) or 0}  "
             f"worlds/decision {per:.0f}  {time.perf_counter() - started:.0f} s",
             flush=True,
         )
