@@ -18,7 +18,9 @@ left), which keeps 300 deal sets within the hour on two cores; the rules are
 otherwise the defaults. The figures are the gauntlet's own
 (``test: fixed``: mean, Student's t 95% CI, LOS), plus, from its journal, the
 candidate's and the baseline's win share, moons shot, faults (timeouts in
-particular) and decision times. The output folder keeps the journal and
+particular) and decision times. The bot's process lives for the whole run
+(``--bot-lifetime run``; it keeps no state between games), so that process
+starts do not compete with the games. The output folder keeps the journal and
 every game log (``referee verify DIR`` re-checks them;
 ``referee gauntlet DIR`` prints the result again).
 """
@@ -68,6 +70,10 @@ time_control:
   move_time_ms: {move_time_ms}
   time_bank_ms: {time_bank_ms}
 bot_processes: per_worker
+# The strong bot keeps no state between games (nothing to carry within a duplicate
+# set), so one process per worker serves the whole run: no process start per game
+# competing with the games for the two cores.
+bot_lifetime: {bot_lifetime}
 concurrency: {concurrency}
 """
 
@@ -109,6 +115,12 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=2026, help="the gauntlet's seed")
     parser.add_argument("-j", "--concurrency", type=int, default=2, help="games at once (2)")
     parser.add_argument(
+        "--bot-lifetime",
+        choices=("run", "table", "game"),
+        default="run",
+        help="how long the strong bot's process lives (run; docs/config.md)",
+    )
+    parser.add_argument(
         "--out", type=pathlib.Path, default=ROOT / "runs" / "bench-strong", help="output folder"
     )
     args = parser.parse_args()
@@ -122,6 +134,7 @@ def main() -> int:
             move_time_ms=args.move_time_ms,
             time_bank_ms=args.time_bank_ms,
             concurrency=args.concurrency,
+            bot_lifetime=args.bot_lifetime,
         )
     )
     load_before = os.getloadavg()
@@ -142,7 +155,7 @@ def main() -> int:
     print(
         f"strong vs heuristic: {args.deal_sets} deal sets x 4 rotations, one-hand games, "
         f"{args.move_time_ms} ms a move, bank {args.time_bank_ms} ms, "
-        f"concurrency {args.concurrency}"
+        f"concurrency {args.concurrency}, bot lifetime {args.bot_lifetime}"
     )
     if points.get("ci95"):
         lo, hi = points["ci95"]
