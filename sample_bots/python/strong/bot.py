@@ -23,6 +23,8 @@ import random
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -53,6 +55,7 @@ _MOON_ANSWERS = {
 }
 _PB_CARDS = [pb.Card(suit=c // 13 + 1, rank=c % 13 + 2) for c in range(52)]
 _VARIANTS: dict[tuple, Variant] = {}
+T = TypeVar("T")
 
 
 def card(message: pb.Card) -> int:
@@ -60,7 +63,7 @@ def card(message: pb.Card) -> int:
     return (message.suit - 1) * 13 + message.rank - 2
 
 
-def mask(messages) -> int:
+def mask(messages: Iterable[pb.Card]) -> int:
     m = 0
     for message in messages:
         m |= 1 << card(message)
@@ -128,7 +131,7 @@ class StrongBot(Bot):
         self._waiting = 0
         self._lateness = 0.0
 
-    def pass_cards(self, request):
+    def pass_cards(self, request: pb.PassCardsRequest) -> list[pb.Card]:
         start = time.monotonic()
         v = variant(request.rules)
         hand, count = mask(request.hand), request.count or 3
@@ -143,7 +146,7 @@ class StrongBot(Bot):
 
         return [_PB_CARDS[c] for c in self._searching(deadline, search)]
 
-    def play_card(self, request):
+    def play_card(self, request: pb.PlayCardRequest) -> pb.Card:
         start = time.monotonic()
         k = knowledge(request)
         v = k.variant
@@ -165,7 +168,7 @@ class StrongBot(Bot):
             lateness=self._lateness,
         )
 
-    def _searching(self, deadline: float, search):
+    def _searching(self, deadline: float, search: Callable[[float], T]) -> T:
         """``search(stop)``, one search at a time, stopping in time for ``deadline``.
 
         Searches in several threads would share one core through the GIL and all
@@ -193,7 +196,7 @@ class StrongBot(Bot):
             self._search_lock.release()
         return answer
 
-    def choose_moon_scoring(self, request):
+    def choose_moon_scoring(self, request: pb.ChooseMoonScoringRequest) -> int:
         return _MOON_ANSWERS[choose_moon(request.seat, tuple(request.scores))]
 
 
