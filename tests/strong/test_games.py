@@ -71,7 +71,14 @@ def strong_decisions(log: pathlib.Path, seat: int) -> list[dict]:
     ]
 
 
-def play(strong: Player, rules: Rules, seat: int, path: pathlib.Path, seed: int) -> None:
+def play(
+    strong: Player,
+    rules: Rules,
+    seat: int,
+    path: pathlib.Path,
+    seed: int,
+    time_control: TimeControl = TIME,
+) -> None:
     n = rules.num_players
     others = [builtin_player("heuristic" if s % 2 else "random") for s in range(n)]
     players = [strong if s == seat else others[s] for s in range(n)]
@@ -80,7 +87,7 @@ def play(strong: Player, rules: Rules, seat: int, path: pathlib.Path, seed: int)
         seed=seed,
         bots=tuple("strong" if s == seat else f"builtin-{s}" for s in range(n)),
         rules=rules,
-        time_control=TIME,
+        time_control=time_control,
         fault_policy=FaultPolicy(max_faults=0),
     )
     record = play_game(spec, players, path)
@@ -89,8 +96,9 @@ def play(strong: Player, rules: Rules, seat: int, path: pathlib.Path, seed: int)
     decisions = strong_decisions(path, seat)
     assert decisions and all(d["source"] == "bot" for d in decisions)
     assert record.decisions[seat] == len(decisions)
-    # The referee's limit with this time control is 1050 ms; the bot aims at ~half of 50.
-    assert all(d["ms"] < 1050 for d in decisions)
+    # The referee's limit is the move time + the bank left + a generous grace.
+    limit = time_control.move_time_ms + time_control.time_bank_ms + time_control.grace_ms
+    assert all(d["ms"] < limit for d in decisions)
 
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: f"{r.num_players}p")
@@ -98,6 +106,12 @@ def test_plays_every_variant_without_faults(
     strong: Player, rules: Rules, tmp_path: pathlib.Path
 ) -> None:
     play(strong, rules, seat=rules.num_players - 1, path=tmp_path / "game.jsonl", seed=17)
+
+
+def test_spends_a_time_bank_without_timing_out(strong: Player, tmp_path: pathlib.Path) -> None:
+    """With a bank the bot thinks longer than the move time, and never runs out."""
+    bank = TimeControl(move_time_ms=50, time_bank_ms=2000, grace_ms=1000)
+    play(strong, Rules(target_score=20), 0, tmp_path / "game.jsonl", seed=23, time_control=bank)
 
 
 def test_referee_match_command(tmp_path: pathlib.Path) -> None:
