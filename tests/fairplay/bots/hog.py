@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import time
 
@@ -37,21 +38,31 @@ def _write(folder: str, mb: int) -> str:
     return f"wrote {written} MiB"
 
 
+#: The orphan's program, run by a fresh interpreter: it double-forks into a new
+#: session, and the daemon holds argv[1] MiB, then writes one byte to stdout.
+_ORPHAN = r"""
+import os, sys, time
+os.setsid()
+if os.fork() == 0:
+    hoard = bytearray(int(sys.argv[1]) << 20)
+    for i in range(0, len(hoard), 4096):
+        hoard[i] = 1
+    os.write(1, b"x")
+    time.sleep(600)
+os._exit(0)
+"""
+
+
 def _orphan(mb: int) -> str:
-    """A daemon (double fork, new session) that holds ``mb`` MiB; returns when it holds them."""
-    read, write = os.pipe()
-    if os.fork() == 0:
-        os.setsid()
-        if os.fork() == 0:
-            os.close(read)
-            hoard = bytearray(mb << 20)
-            for i in range(0, len(hoard), 4096):
-                hoard[i] = 1
-            os.write(write, b"x")
-            time.sleep(600)
-        os._exit(0)
-    os.close(write)
-    held = os.read(read, 1)  # end of file if it was killed first
+    """A daemon (double fork, new session) that holds ``mb`` MiB; returns when it holds them.
+
+    The forks happen in a fresh interpreter: a fork of this process (a gRPC
+    server with its threads) may die in the child before it runs a line.
+    """
+    proc = subprocess.Popen([sys.executable, "-c", _ORPHAN, str(mb)], stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    held = proc.stdout.read(1)  # end of file if it was killed first
+    proc.wait()
     time.sleep(3.0)  # time for the referee to notice, on a loaded machine too
     return "orphan holds its memory" if held else "orphan gone before holding its memory"
 
