@@ -5,7 +5,8 @@
 process of ``bot_processes: per_worker`` has; the referee process is the
 cluster's driver (the head of the tournament). Bot folders reach the nodes
 through Ray's runtime environment: they are staged (without build outputs)
-into one ``working_dir`` and each actor builds them there, in the sandbox.
+into one ``working_dir``, copied once per node into the run's own folder
+there, and built in that copy (once per node), in the sandbox.
 
 The head stays the only writer of the output folder: an actor plays a game
 into a log on its node's temporary folder and returns the log's bytes with
@@ -130,6 +131,23 @@ def _folder_lock(folder: pathlib.Path, lock_dir: pathlib.Path) -> Any:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+def _node_copy(here: pathlib.Path, root: pathlib.Path) -> pathlib.Path:
+    """The staged bot folders, copied once per node into the run's own folder of the node.
+
+    Ray's extracted working directory is Ray's: its agent may unpack it again
+    or collect it while the run goes on (nodes sharing a machine share it, and a
+    joining node unpacks it anew), which would take the builds' outputs from
+    under running bots. The copy belongs to the run alone; builds and bots use it.
+    """
+    target = root / "stage"
+    with _folder_lock(target, root / "locks") as marker:
+        if not marker.exists():
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(here, target, symlinks=True)
+            marker.write_text("copied\n")
+    return target
+
+
 class _GameWorker:
     """A game worker on a node: its own bots, built and started at creation; one game at a time."""
 
@@ -142,8 +160,9 @@ class _GameWorker:
     ) -> None:
         self.index = index
         self.node_ip = ray.util.get_node_ip_address()
-        here = pathlib.Path.cwd()  # the runtime environment's working directory
         root = _node_dir(run_id)
+        # The runtime environment's working directory (the staged folders), as copied.
+        here = _node_copy(pathlib.Path.cwd(), root)
         self.games_dir = root / f"w{index}" / "games"
         self.games_dir.mkdir(parents=True, exist_ok=True)
         specs = {
