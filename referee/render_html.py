@@ -30,7 +30,7 @@ import json
 from typing import Any
 
 from referee.replay import Game, Hand, Note, PassMove, PlayMove, Trick
-from referee.safetext import printable
+from referee.safetext import shown_name, shown_text
 
 __all__ = ["REPLAY_DATA_FORMAT", "game_data", "render_html"]
 
@@ -38,17 +38,10 @@ __all__ = ["REPLAY_DATA_FORMAT", "game_data", "render_html"]
 REPLAY_DATA_FORMAT = "hearts-referee/replay-data"
 _DATA_MARK = "/*@GAME_DATA@*/null"
 _TITLE_MARK = "@TITLE@"
-#: The most characters shown of a name (bot, handshake field) and of a message from the log.
-_NAME_CHARS = 64
-_TEXT_CHARS = 1000
-
-
-def _name(text: Any) -> str:
-    return printable(str(text), _NAME_CHARS)
 
 
 def _text(text: Any) -> str | None:
-    return None if text is None else printable(str(text), _TEXT_CHARS)
+    return None if text is None else shown_text(text)
 
 
 def render_html(game: Game, *, seat: int | None = None, hand: int | None = None) -> str:
@@ -60,7 +53,7 @@ def render_html(game: Game, *, seat: int | None = None, hand: int | None = None)
     data = game_data(game, seat=seat)
     if hand is not None:
         data["start"] = {"hand": hand, "trick": 0}
-    title = f"Hearts replay: {_name(game.game_id)}" + (
+    title = f"Hearts replay: {shown_name(game.game_id)}" + (
         f" (as seat {seat})" if seat is not None else ""
     )
     page = template.replace(_TITLE_MARK, html.escape(title))
@@ -92,20 +85,20 @@ def game_data(game: Game, *, seat: int | None = None) -> dict[str, Any]:
     return {
         "format": REPLAY_DATA_FORMAT,
         "version": 1,
-        "game_id": _name(game.game_id),
-        "seed": game.seed if isinstance(game.seed, int) else _name(game.seed),
+        "game_id": shown_name(game.game_id),
+        "seed": game.seed if isinstance(game.seed, int) else shown_name(game.seed),
         "rules": game.rules.to_dict(),
         "seats": [
             {
                 "seat": s.seat,
                 "label": game.label(s.seat),
-                "bot": _name(s.bot),
+                "bot": shown_name(s.bot),
                 "about": ", ".join(
                     x
                     for x in (
-                        f"{_name(s.name)} {_name(s.version)}".strip(),
-                        _name(s.language),
-                        _name(s.author),
+                        f"{shown_name(s.name)} {shown_name(s.version)}".strip(),
+                        shown_name(s.language),
+                        shown_name(s.author),
                     )
                     if x
                 ),
@@ -143,7 +136,7 @@ def _hand_data(game: Game, hand: Hand, seat: int | None) -> dict[str, Any]:
         "moon_choice": (
             {
                 "seat": hand.moon_choice.seat,
-                "choice": _name(hand.moon_choice.choice),
+                "choice": shown_name(hand.moon_choice.choice),
                 "fallback": hand.moon_choice.fallback,
                 "fault": _fault_text(hand.moon_choice.fault, hand.moon_choice.seat, seat),
             }
@@ -170,7 +163,7 @@ def _fault_text(fault: Any, owner: int, seat: int | None) -> str | None:
     """The fault as text; in a seat view only the kind of another seat's fault."""
     if fault is None:
         return None
-    return _text(fault) if _visible(seat, owner) else _name(fault.kind)
+    return _text(fault) if _visible(seat, owner) else shown_name(fault.kind)
 
 
 def _pass_data(move: PassMove, seat: int | None) -> dict[str, Any]:
@@ -198,7 +191,7 @@ def _play_data(play: PlayMove, seat: int | None) -> dict[str, Any]:
 
 def _answer(answer: list[str] | str) -> list[str] | str:
     """What a bot answered when refused (card strings, or not)."""
-    return _name(answer) if isinstance(answer, str) else [_name(a) for a in answer]
+    return shown_name(answer) if isinstance(answer, str) else [shown_name(a) for a in answer]
 
 
 def _trick_data(trick: Trick, seat: int | None) -> dict[str, Any]:
@@ -232,5 +225,5 @@ def _end_data(game: Game) -> dict[str, Any] | None:
         "winners": end.winners,
         "hands": end.hands,
         "forfeited": end.forfeited,
-        "faults": [{_name(k): v for k, v in f.items()} for f in end.faults],
+        "faults": [{shown_name(k): v for k, v in f.items()} for f in end.faults],
     }

@@ -26,7 +26,7 @@ from tabulate import tabulate
 
 from referee.engine import Card, Suit
 from referee.replay import Fault, Game, Hand, Note, PassMove, PlayMove, Trick
-from referee.safetext import printable
+from referee.safetext import shown_name, shown_text
 
 __all__ = ["Chunk", "render_chunks", "render_text"]
 
@@ -35,17 +35,6 @@ _RED_SUITS = (Suit.DIAMONDS, Suit.HEARTS)
 _RULE = "═"
 #: Columns of one play in a trick line (``"N 10♥!"`` padded) with the two spaces after it.
 _CELL = 8
-#: The most characters shown of a name (bot, handshake field) and of a message from the log.
-_NAME_CHARS = 64
-_TEXT_CHARS = 1000
-
-
-def _name(text: object) -> str:
-    return printable(str(text), _NAME_CHARS)
-
-
-def _text(text: object) -> str:
-    return printable(str(text), _TEXT_CHARS)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -96,7 +85,7 @@ class _View:
 
     def who(self, seat: int) -> str:
         """The seat's label and bot, ``"N random"``."""
-        return f"{self.game.label(seat)} {_name(self.game.seats[seat].bot)}"
+        return f"{self.game.label(seat)} {shown_name(self.game.seats[seat].bot)}"
 
 
 def render_text(
@@ -138,14 +127,20 @@ def _header(view: _View) -> str:
         variants.append("points on the first trick")
     if rules.tie_rule.value != "play_on":
         variants.append(f"ties: {rules.tie_rule.value.replace('_', ' ')}")
-    title = paint.title(f"Game {_name(game.game_id)}") + f"  seed {_name(game.seed)}  "
+    title = paint.title(f"Game {shown_name(game.game_id)}") + f"  seed {shown_name(game.seed)}  "
     lines = [title + ", ".join(variants)]
-    width = max(len(_name(s.bot)) for s in game.seats)
+    width = max(len(shown_name(s.bot)) for s in game.seats)
     for s in game.seats:
-        fields = (f"{_name(s.name)} {_name(s.version)}".strip(), _name(s.language), _name(s.author))
+        fields = (
+            f"{shown_name(s.name)} {shown_name(s.version)}".strip(),
+            shown_name(s.language),
+            shown_name(s.author),
+        )
         about = ", ".join(x for x in fields if x)
         mark = "  (you)" if view.seat == s.seat else ""
-        line = f"  {game.label(s.seat):>2}  seat {s.seat}  {_name(s.bot):<{width}}  {about}{mark}"
+        line = (
+            f"  {game.label(s.seat):>2}  seat {s.seat}  {shown_name(s.bot):<{width}}  {about}{mark}"
+        )
         lines.append(line.rstrip())
     return "\n".join(lines)
 
@@ -224,7 +219,7 @@ def _fault_text(view: _View, seat: int, fault: Fault | None, answer: list[str] |
     """``"! timeout: ... (answered Q♠) → fallback"``; a seat view hides others' details."""
     if fault is None:
         return "* fallback (forfeited)"
-    text = _text(fault) if view.sees(seat) else _name(fault.kind)
+    text = shown_text(fault) if view.sees(seat) else shown_name(fault.kind)
     if answer is not None and view.sees(seat):
         text += f" (answered {_answer_text(answer)})"
     return f"! {text} → fallback"
@@ -238,7 +233,7 @@ def _answer_text(answer: list[str] | str) -> str:
         try:
             shown.append(Card.parse(item).symbol())
         except ValueError:
-            shown.append(_name(repr(item)))
+            shown.append(shown_name(repr(item)))
     return " ".join(shown)
 
 
@@ -289,10 +284,10 @@ def _notes(view: _View, hand: Hand, *, stage: str, trick: int | None = None) -> 
 def _note_text(view: _View, note: Note) -> str:
     if note.kind == "forfeit":
         return (
-            f"{view.who(note.seat)} forfeits the game: {_text(note.text)}; "
+            f"{view.who(note.seat)} forfeits the game: {shown_text(note.text)}; "
             "the referee plays its fallback moves from here on (marked *)"
         )
-    return f"{view.who(note.seat)}: ! {_text(note.text)}"
+    return f"{view.who(note.seat)}: ! {shown_text(note.text)}"
 
 
 def _hand_outro(view: _View, hand: Hand) -> str:
@@ -303,12 +298,12 @@ def _hand_outro(view: _View, hand: Hand) -> str:
         lines.append(paint.warn(f"  Hand {hand.number} was not finished."))
         return "\n".join(lines)
     if result.moon_shooter is not None:
-        scoring = _name(result.moon_scoring or "").replace("_", " ")
+        scoring = shown_name(result.moon_scoring or "").replace("_", " ")
         how = "" if hand.moon_choice else f" ({scoring})"
         lines.append(paint.title(f"  ☾ {view.who(result.moon_shooter)} shot the moon{how}"))
     if hand.moon_choice is not None:
         m = hand.moon_choice
-        choice = _name(m.choice).replace("_", " ")
+        choice = shown_name(m.choice).replace("_", " ")
         extra = "  " + paint.warn(_fault_text(view, m.seat, m.fault, None)) if m.fallback else ""
         lines.append(f"  {view.who(m.seat)} chose: {choice}{extra}")
     headers = [f"Hand {hand.number}", *(game.label(s) for s in range(game.n))]
@@ -335,11 +330,11 @@ def _ending(view: _View) -> str:
         lines.append(paint.title(f"Game over after {hands}"))
         lines.append(_final_table(view))
     elif game.abort is not None:
-        lines.append(paint.warn(f"The game was aborted: {_text(game.abort)}"))
+        lines.append(paint.warn(f"The game was aborted: {shown_text(game.abort)}"))
     else:
         lines.append(paint.warn(f"The log ends at line {game.last_line} before the game's end."))
     if game.damage is not None:
-        lines.append(paint.warn(f"The log is damaged: {_text(game.damage)}"))
+        lines.append(paint.warn(f"The log is damaged: {shown_text(game.damage)}"))
     return "\n".join(lines)
 
 
@@ -352,12 +347,14 @@ def _final_table(view: _View) -> str:
     ]
     rows = []
     for seat in sorted(range(game.n), key=lambda s: (end.placements[s], s)):
-        faults = ", ".join(f"{_name(k)} {v}" for k, v in sorted(end.faults[seat].items())) or "-"
+        faults = (
+            ", ".join(f"{shown_name(k)} {v}" for k, v in sorted(end.faults[seat].items())) or "-"
+        )
         rows.append(
             [
                 end.placements[seat],
                 game.label(seat),
-                _name(game.seats[seat].bot),
+                shown_name(game.seats[seat].bot),
                 end.scores[seat],
                 moons[seat],
                 faults + ("  FORFEITED" if end.forfeited[seat] else ""),

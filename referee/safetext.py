@@ -15,10 +15,14 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["ELLIPSIS", "printable"]
+__all__ = ["ELLIPSIS", "NAME_CHARS", "TEXT_CHARS", "printable", "shown_name", "shown_text"]
 
 #: What ends a string cut at its limit.
 ELLIPSIS = "…"
+#: The most characters shown of a name (bot, game id, handshake field, fault kind).
+NAME_CHARS = 64
+#: The most characters shown of a message, a reason or a note.
+TEXT_CHARS = 1000
 
 _SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 #: Unicode categories shown as escapes: controls (C0, DEL, C1), format characters
@@ -87,3 +91,13 @@ def printable(text: str, limit: int) -> str:
         kept.append(piece)
         size += len(piece)
     return "".join(kept) + ELLIPSIS
+
+
+def shown_name(text: object) -> str:
+    """A name as shown anywhere: :func:`printable`, at most :data:`NAME_CHARS`."""
+    return printable(str(text), NAME_CHARS)
+
+
+def shown_text(text: object) -> str:
+    """A message, reason or note as shown anywhere: :func:`printable`, at most :data:`TEXT_CHARS`."""
+    return printable(str(text), TEXT_CHARS)

@@ -47,7 +47,7 @@ from typing import Any
 from openskill.models import PlackettLuce
 from tabulate import tabulate
 
-from referee.safetext import printable
+from referee.safetext import shown_name, shown_text
 
 __all__ = [
     "FORMATS",
@@ -465,13 +465,6 @@ def _sort_key(ranking: str) -> Any:
 # The journal may be old or written by hand, and a status reason quotes a bot's
 # stderr: every string of the table and markdown renderings is made printable
 # (one line, no terminal escapes), while the JSON and CSV keep the exact values.
-#: The most characters shown of a name (bot, tournament, fault kind) and of a footnote.
-_NAME_CHARS = 64
-_NOTE_CHARS = 1000
-
-
-def _name(text: object) -> str:
-    return printable(str(text), _NAME_CHARS)
 
 
 def _num(value: float | None, digits: int = 2) -> str:
@@ -479,7 +472,7 @@ def _num(value: float | None, digits: int = 2) -> str:
 
 
 def _faults_text(faults: Mapping[str, int]) -> str:
-    return ", ".join(f"{_name(k)} {v}" for k, v in sorted(faults.items())) or "-"
+    return ", ".join(f"{shown_name(k)} {v}" for k, v in sorted(faults.items())) or "-"
 
 
 _HEADERS = [
@@ -512,7 +505,7 @@ def _notes(standings: Standings) -> list[tuple[str, str]]:
         if b.notes:
             text = "; ".join([text, *b.notes]) if text else "; ".join(b.notes)
         if text:
-            notes.append((b.bot, printable(text, _NOTE_CHARS)))
+            notes.append((b.bot, shown_text(text)))
     return notes
 
 
@@ -525,7 +518,7 @@ def _table_rows(standings: Standings) -> list[list[Any]]:
         rows.append(
             [
                 b.rank,
-                _name(b.bot),
+                shown_name(b.bot),
                 b.games,
                 f"{b.wins:.2f}".rstrip("0").rstrip("."),
                 _num(b.avg_placement),
@@ -551,15 +544,15 @@ def _h2h_rows(standings: Standings) -> tuple[list[str], list[list[str]]]:
         for b in order:
             h = standings.head_to_head.get(a, {}).get(b)
             cells.append(f"{h.score:.0%} ({h.games})" if h and h.games else "-")
-        rows.append([_name(a), *cells])
-    return ["ahead of ->", *(_name(b) for b in order)], rows
+        rows.append([shown_name(a), *cells])
+    return ["ahead of ->", *(shown_name(b) for b in order)], rows
 
 
 def _title(standings: Standings) -> str:
     played = standings.games_played
     scheduled = "?" if standings.games_scheduled is None else standings.games_scheduled
     state = "" if standings.complete else " (incomplete)"
-    name = f"{_name(standings.name)}: " if standings.name else ""
+    name = f"{shown_name(standings.name)}: " if standings.name else ""
     return f"{name}{played} of {scheduled} games{state}; ranked by {standings.ranking}"
 
 
@@ -582,7 +575,7 @@ def render(standings: Standings, fmt: str = "table") -> str:
     style = "github" if markdown else "simple"
     headers, h2h = _h2h_rows(standings)
     rows = _table_rows(standings)
-    notes = [(_name(bot), text) for bot, text in _notes(standings)]
+    notes = [(shown_name(bot), text) for bot, text in _notes(standings)]
     if markdown:  # a "|" in a name would add a column
         headers, h2h, rows = _md(headers), [_md(r) for r in h2h], [_md(r) for r in rows]
         notes = [(bot.replace("|", "\\|"), text.replace("|", "\\|")) for bot, text in notes]
@@ -592,7 +585,7 @@ def render(standings: Standings, fmt: str = "table") -> str:
         *(f"[{n}] {bot}: {text}" for n, (bot, text) in enumerate(notes, start=1)),
         *(
             [
-                f"Not sandboxed (sandbox: none, trusted): {', '.join(map(_name, standings.unsandboxed))}"
+                f"Not sandboxed (sandbox: none, trusted): {', '.join(map(shown_name, standings.unsandboxed))}"
             ]
             if standings.unsandboxed
             else []

@@ -12,7 +12,7 @@ import enum
 from typing import Any
 
 from referee import __version__
-from referee.safetext import printable
+from referee.safetext import shown_name, shown_text
 
 __all__ = [
     "CHECKS",
@@ -30,9 +30,6 @@ REPORT_VERSION = 1
 
 #: How many failure messages a check shows (the count says how many more).
 SHOWN = 5
-#: The most characters the text report shows of a handshake field and of a message line.
-_NAME_CHARS = 64
-_LINE_CHARS = 1000
 
 
 class Status(enum.Enum):
@@ -172,10 +169,10 @@ class Report:
         from tabulate import tabulate
 
         def name(value: Any) -> str:
-            return printable(str(value or ""), _NAME_CHARS)
+            return shown_name(value or "")
 
         def line(value: Any) -> str:
-            return printable(str(value), _LINE_CHARS)
+            return shown_text(value)
 
         lines = []
         who = name(self.bot)

@@ -14,7 +14,7 @@ from tabulate import tabulate
 from referee.gamelog import LogError
 from referee.render_text import render_chunks
 from referee.replay import COMPASS, Game, load_game
-from referee.safetext import printable
+from referee.safetext import shown_name, shown_text
 from referee.tournament.folder import (
     TournamentError,
     game_entries,
@@ -24,15 +24,8 @@ from referee.tournament.folder import (
 
 __all__ = ["replay"]
 
-#: The most characters shown of a name read from a log or journal (bot, game id), and of a message.
-_NAME_CHARS = 64
-_TEXT_CHARS = 1000
 #: What marks a page as a replay page written by the referee (referee/templates/replay.html).
 _GENERATOR = b'<meta name="generator" content="hearts-referee replay">'
-
-
-def _name(text: object) -> str:
-    return printable(str(text), _NAME_CHARS)
 
 
 @click.command()
@@ -113,7 +106,7 @@ def _load(path: pathlib.Path) -> Game:
         raise click.ClickException(str(error)) from None
     if game.damage is not None:
         click.echo(
-            f"warning: {printable(str(game.damage), _TEXT_CHARS)}; showing the game up to there",
+            f"warning: {shown_text(game.damage)}; showing the game up to there",
             err=True,
         )
     elif game.end is None and game.abort is None:
@@ -123,7 +116,7 @@ def _load(path: pathlib.Path) -> Game:
             else "has no game_end record: the game is unfinished, or the log was cut"
         )
         click.echo(
-            f"warning: {printable(str(path), _TEXT_CHARS)}:{game.last_line}: the log {what}; "
+            f"warning: {shown_text(path)}:{game.last_line}: the log {what}; "
             "showing the game up to there",
             err=True,
         )
@@ -220,7 +213,7 @@ def _parse_seat(game: Game, text: str) -> int:
     for s in game.seats:
         if s.bot == value:
             return s.seat
-    names = [_name(s.bot) for s in game.seats]
+    names = [shown_name(s.bot) for s in game.seats]
     raise click.BadParameter(
         f"no seat {text!r}: give 0-{game.n - 1}"
         + (", N, E, S, W" if game.n == 4 else "")
@@ -237,7 +230,7 @@ def _journal_games(folder: pathlib.Path) -> list[dict[str, Any]]:
     try:
         return game_entries(folder)
     except TournamentError as error:
-        raise click.UsageError(printable(str(error), _TEXT_CHARS)) from None
+        raise click.UsageError(shown_text(error)) from None
 
 
 def list_games(folder: pathlib.Path) -> str:
@@ -249,12 +242,14 @@ def list_games(folder: pathlib.Path) -> str:
     for entry in games:
         bots = entry.get("bots", [])
         scores = entry.get("scores", [])
-        winners = ", ".join(_name(bots[w]) for w in entry.get("winners", []) if w < len(bots))
+        winners = ", ".join(shown_name(bots[w]) for w in entry.get("winners", []) if w < len(bots))
         faults = sum(sum(f.values()) for f in entry.get("faults", []) if isinstance(f, dict))
         rows.append(
             [
-                _name(entry["game_id"]),
-                "  ".join(f"{_name(b)} {_name(s)}" for b, s in zip(bots, scores, strict=False)),
+                shown_name(entry["game_id"]),
+                "  ".join(
+                    f"{shown_name(b)} {shown_name(s)}" for b, s in zip(bots, scores, strict=False)
+                ),
                 winners,
                 len(entry.get("hand_scores", [])),
                 faults or "",
@@ -269,4 +264,4 @@ def _game_log(folder: pathlib.Path, game_id: str) -> pathlib.Path:
     try:
         return game_log_path(folder, game_id)
     except TournamentError as error:
-        raise click.BadParameter(printable(str(error), _TEXT_CHARS), param_hint="--game") from None
+        raise click.BadParameter(shown_text(error), param_hint="--game") from None

@@ -48,7 +48,7 @@ from starlette.staticfiles import StaticFiles
 from referee import seal
 from referee.render_html import render_html
 from referee.replay import LogError, load_game
-from referee.safetext import printable
+from referee.safetext import shown_name, shown_text
 from referee.web.index import FILTERS, Catalog, FolderIndex, Snapshot, filter_games, game_index
 
 __all__ = ["LOOPBACK_HOSTS", "create_app"]
@@ -85,7 +85,7 @@ def _env() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["name"] = lambda text: printable(str(text), 64)
+    env.filters["name"] = shown_name
     return env
 
 
@@ -237,7 +237,7 @@ def _bot_name(snap: Snapshot, shown: str) -> str | None:
     names = [*snap.bots, *(r["bot"] for r in rows)]
     if shown in names:
         return shown
-    return next((n for n in names if printable(n, 64) == shown), None)
+    return next((n for n in names if shown_name(n) == shown), None)
 
 
 def _known_bot(snap: Snapshot, bot: str) -> bool:
@@ -262,24 +262,21 @@ def _standings(snap: Snapshot) -> dict[str, Any]:
 def _printable_standings(data: dict[str, Any]) -> dict[str, Any]:
     """The standings' strings made printable (names, reasons, notes, fault kinds)."""
 
-    def name(text: Any) -> str:
-        return printable(str(text), 64)
-
     bots = []
     for row in data["bots"]:
         row = dict(row)
-        row["bot"] = name(row["bot"])
-        row["reason"] = printable(str(row.get("reason", "")), 1000)
-        row["notes"] = [printable(str(n), 1000) for n in row.get("notes", [])]
-        row["faults"] = {name(k): v for k, v in row.get("faults", {}).items()}
+        row["bot"] = shown_name(row["bot"])
+        row["reason"] = shown_text(row.get("reason", ""))
+        row["notes"] = [shown_text(n) for n in row.get("notes", [])]
+        row["faults"] = {shown_name(k): v for k, v in row.get("faults", {}).items()}
         bots.append(row)
     h2h = {
-        name(a): {name(b): cell for b, cell in row.items()}
+        shown_name(a): {shown_name(b): cell for b, cell in row.items()}
         for a, row in data.get("head_to_head", {}).items()
     }
     return {
         **data,
-        "tournament": name(data.get("tournament", "")),
+        "tournament": shown_name(data.get("tournament", "")),
         "bots": bots,
         "head_to_head": h2h,
     }
@@ -301,10 +298,10 @@ def _bot(snap: Snapshot, shown: str) -> dict[str, Any] | None:
     order = [r["bot"] for r in snap.standings["bots"]] if snap.standings else []
     return {
         **_head(snap),
-        "bot": printable(bot, 64),
+        "bot": shown_name(bot),
         "row": row,
         "head_to_head": [
-            {"opponent": printable(o, 64), **h2h[o]} for o in order if o in h2h and o != bot
+            {"opponent": shown_name(o), **h2h[o]} for o in order if o in h2h and o != bot
         ],
         **(snap.bots.get(bot) or {}),
     }
@@ -331,7 +328,7 @@ def _games(snap: Snapshot, request: Request) -> Response:
             "offset": offset,
             "games": [r.to_dict() for r in rows[offset : offset + limit]],
             "bots": sorted(
-                printable(b, 64)
+                shown_name(b)
                 for b in {*snap.bots, *(r["bot"] for r in (snap.standings or {}).get("bots", []))}
             ),
         }
@@ -360,7 +357,7 @@ def _replay(folder: FolderIndex, game_id: str, not_found: Any) -> Response:
     try:
         game = load_game(path)
     except LogError as error:
-        message = printable(str(error), 1000)
+        message = shown_text(error)
         return HTMLResponse(
             f"<!DOCTYPE html><title>Damaged log</title><p>{html.escape(message)}</p>",
             status_code=422,

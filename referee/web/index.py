@@ -42,7 +42,7 @@ from typing import Any
 from openskill.models import PlackettLuce
 
 from referee import seal
-from referee.safetext import printable
+from referee.safetext import shown_name, shown_text
 from referee.standings import RANKING_KEYS, compute_standings
 from referee.tournament.folder import JournalError, Layout, TournamentError, TournamentState
 from referee.web.journal import JournalReset, JournalTail, log_path
@@ -72,16 +72,6 @@ MAX_RATING_POINTS = 2000
 BATCH = 500
 #: Slowest decisions kept per bot.
 SLOWEST = 20
-_NAME = 64
-_TEXT = 1000
-
-
-def _name(text: Any) -> str:
-    return printable(str(text), _NAME)
-
-
-def _text(text: Any) -> str:
-    return printable(str(text), _TEXT)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -105,14 +95,14 @@ class GameRow:
     def to_dict(self) -> dict[str, Any]:
         return {
             "index": self.index,
-            "game_id": _name(self.game_id),
-            "bots": [_name(b) for b in self.bots],
+            "game_id": shown_name(self.game_id),
+            "bots": [shown_name(b) for b in self.bots],
             "scores": list(self.scores),
             "placements": list(self.placements),
             "hands": self.hands,
             "moons": list(self.moons),
             "faults": list(self.faults),
-            "fault_kinds": [[_name(k) for k in kinds] for kinds in self.fault_kinds],
+            "fault_kinds": [[shown_name(k) for k in kinds] for kinds in self.fault_kinds],
             "forfeited": list(self.forfeited),
             "has_log": self.log is not None,
         }
@@ -150,18 +140,18 @@ class Snapshot:
         """The line of the tournament list."""
         return {
             "id": self.id,
-            "name": _name(self.name),
+            "name": shown_name(self.name),
             "version": self.version,
             "status": self.status,
             "games_played": self.games_played,
             "games_scheduled": self.games_scheduled,
             "authenticated": self.authenticated,
-            "error": _text(self.error) if self.error else None,
+            "error": shown_text(self.error) if self.error else None,
             "updated_at": self.updated_at,
             "indexing": self.indexing,
             "is_gauntlet": self.is_gauntlet,
             "leader": (
-                _name(self.standings["bots"][0]["bot"])
+                shown_name(self.standings["bots"][0]["bot"])
                 if self.standings and self.standings["bots"] and self.games_played
                 else None
             ),
@@ -454,9 +444,9 @@ class FolderIndex:
                 "points_histogram": [data.points.get(p, 0) for p in range(max(top, 26) + 1)],
                 "negative_points": {str(p): n for p, n in data.points.items() if p < 0},
                 "ratings": self._ratings.get(bot, []),
-                "info": {k: _name(v) for k, v in data.info.items() if isinstance(k, str)},
+                "info": {k: shown_name(v) for k, v in data.info.items() if isinstance(k, str)},
                 "slowest": [
-                    {"ms": ms, "game_id": _name(game), "decision": _name(decision)}
+                    {"ms": ms, "game_id": shown_name(game), "decision": shown_name(decision)}
                     for ms, game, decision in sorted(data.slowest, reverse=True)
                 ],
             }
@@ -466,7 +456,7 @@ class FolderIndex:
         if self._sprt:
             return {
                 "source": "games",
-                "series": {f"vs {_name(b)}": list(points) for b, points in self._sprt.items()},
+                "series": {f"vs {shown_name(b)}": list(points) for b, points in self._sprt.items()},
             }
         if not self._llr:
             return None
@@ -478,9 +468,9 @@ class FolderIndex:
                 "llr": _number(entry.get("llr")),
                 "lower": _number(entry.get("lower")),
                 "upper": _number(entry.get("upper")),
-                "decision": _name(entry.get("decision", "")),
+                "decision": shown_name(entry.get("decision", "")),
             }
-            series[_name(label)].append(point)
+            series[shown_name(label)].append(point)
         return {"source": "entries", "series": dict(series)}
 
 
