@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import subprocess
 import time
 from collections.abc import Iterable, Iterator, Sequence
 
@@ -83,3 +84,25 @@ def launched_pids(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     yield pids
     left = alive_in_groups(pids)
     assert not left, f"bot processes left behind: {left} (groups {pids})"
+
+
+def tools_dir() -> pathlib.Path:
+    """Where the tests keep the Go tools they install (buf, grpcurl, the protoc plugins)."""
+    cache = os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache"
+    return pathlib.Path(cache) / "hearts-referee" / "tools"
+
+
+def go_install(go: str, package: str, version: str, folder: pathlib.Path) -> None:
+    """``go install PACKAGE@VERSION`` into ``folder``; fails the test with Go's words."""
+    folder.mkdir(parents=True, exist_ok=True)
+    install = subprocess.run(
+        [go, "install", f"{package}@{version}"],
+        env={**os.environ, "GOBIN": str(folder)},
+        cwd=folder,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=1500,
+        check=False,
+    )
+    assert install.returncode == 0, f"go install of {package}@{version} failed:\n{install.stderr}"

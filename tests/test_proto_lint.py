@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import pathlib
 import shutil
 import subprocess
@@ -29,6 +28,8 @@ import tarfile
 
 import pytest
 import yaml
+
+from tests.helpers import go_install, tools_dir
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BUF_VERSION = "v1.75.0"
@@ -47,11 +48,6 @@ BREAKING_EXCEPTIONS = ["FIELD_SAME_NAME", "FIELD_SAME_JSON_NAME", "FIELD_SAME_CA
 PROTO = "proto/hearts/v1/hearts.proto"
 
 
-def _tools_dir() -> pathlib.Path:
-    cache = os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache"
-    return pathlib.Path(cache) / "hearts-referee" / "tools"
-
-
 def _version(buf: str) -> str:
     run = subprocess.run([buf, "--version"], capture_output=True, text=True, check=False)
     return run.stdout.strip() or run.stderr.strip()
@@ -64,7 +60,7 @@ def buf() -> str:
     on_path = shutil.which("buf")
     if on_path and _version(on_path) == wanted:
         return on_path
-    folder = _tools_dir() / f"buf-{BUF_VERSION}"
+    folder = tools_dir() / f"buf-{BUF_VERSION}"
     cached = folder / "buf"
     if cached.is_file() and _version(str(cached)) == wanted:
         return str(cached)
@@ -74,19 +70,7 @@ def buf() -> str:
             f"buf lint skipped: neither buf {BUF_VERSION} nor Go found; install Go "
             f"(or `go install github.com/bufbuild/buf/cmd/buf@{BUF_VERSION}`)"
         )
-    folder.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "GOBIN": str(folder)}
-    install = subprocess.run(
-        [go, "install", f"github.com/bufbuild/buf/cmd/buf@{BUF_VERSION}"],
-        env=env,
-        cwd=folder,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=1500,
-        check=False,
-    )
-    assert install.returncode == 0, f"go install of buf {BUF_VERSION} failed:\n{install.stderr}"
+    go_install(go, "github.com/bufbuild/buf/cmd/buf", BUF_VERSION, folder)
     assert _version(str(cached)) == wanted
     return str(cached)
 

@@ -25,6 +25,8 @@ import subprocess
 import pytest
 import yaml
 
+from tests.helpers import tools_dir
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 KIT = ROOT / "sample_bots" / "go"
 GEN = KIT / "gen"
@@ -36,11 +38,6 @@ def _files(folder: pathlib.Path) -> dict[str, bytes]:
         for p in sorted(folder.rglob("*"))
         if p.is_file()
     }
-
-
-def _tools_dir() -> pathlib.Path:
-    cache = os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache"
-    return pathlib.Path(cache) / "hearts-referee" / "tools" / "go-kit"
 
 
 def test_the_generated_code_is_committed_and_the_build_only_compiles() -> None:
@@ -63,7 +60,7 @@ def test_the_committed_go_code_is_what_the_proto_generates(tmp_path: pathlib.Pat
             "Go generated-code check skipped: go not found; install Go 1.26+ "
             "(regen.sh installs buf and the protoc plugins with it; protoc is not needed)"
         )
-    tools = _tools_dir()
+    tools = tools_dir() / "go-kit"
     tools.mkdir(parents=True, exist_ok=True)
     run = subprocess.run(
         ["sh", str(KIT / "regen.sh"), str(tmp_path)],

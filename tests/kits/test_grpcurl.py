@@ -31,6 +31,7 @@ from google.protobuf import json_format
 
 from referee import protocol
 from referee.engine import GameState, MoonScoring, Phase, Rules, card_list
+from tests.helpers import go_install, tools_dir
 from tests.kits.conftest import Build
 from tests.kits.test_kit_addresses import (
     KITS,
@@ -57,11 +58,6 @@ METHODS = [
 ]
 
 
-def _tools_dir() -> pathlib.Path:
-    cache = os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache"
-    return pathlib.Path(cache) / "hearts-referee" / "tools"
-
-
 def _works(grpcurl: str) -> bool:
     run = subprocess.run(
         [grpcurl, "-help"], capture_output=True, text=True, timeout=30, check=False
@@ -72,7 +68,7 @@ def _works(grpcurl: str) -> bool:
 @pytest.fixture(scope="module")
 def grpcurl() -> str:
     """The path of grpcurl :data:`GRPCURL_VERSION`: cached, or installed there."""
-    folder = _tools_dir() / f"grpcurl-{GRPCURL_VERSION}"
+    folder = tools_dir() / f"grpcurl-{GRPCURL_VERSION}"
     cached = folder / "grpcurl"
     if cached.is_file() and _works(str(cached)):
         return str(cached)
@@ -83,18 +79,7 @@ def grpcurl() -> str:
             f"(or `go install github.com/fullstorydev/grpcurl/cmd/grpcurl@{GRPCURL_VERSION}` "
             f"into {folder})"
         )
-    folder.mkdir(parents=True, exist_ok=True)
-    install = subprocess.run(
-        [go, "install", f"github.com/fullstorydev/grpcurl/cmd/grpcurl@{GRPCURL_VERSION}"],
-        env={**os.environ, "GOBIN": str(folder)},
-        cwd=folder,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=1500,
-        check=False,
-    )
-    assert install.returncode == 0, f"go install of grpcurl failed:\n{install.stderr}"
+    go_install(go, "github.com/fullstorydev/grpcurl/cmd/grpcurl", GRPCURL_VERSION, folder)
     return str(cached)
 
 

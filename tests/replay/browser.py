@@ -21,7 +21,8 @@ import pytest
 
 #: Debian's package (``apt-get install chromium``), or a Chromium on PATH.
 _NAMES = ("chromium", "chromium-browser", "google-chrome")
-_FLAGS = (
+#: Chromium headless and quiet: no sandbox of its own, no background networking, no GPU.
+HEADLESS = (
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
@@ -31,6 +32,9 @@ _FLAGS = (
     "--disable-component-update",
     "--disable-sync",
     "--hide-scrollbars",
+)
+_FLAGS = (
+    *HEADLESS,
     # Console messages go to stderr, so that a script error fails the test.
     "--enable-logging=stderr",
     "--v=0",

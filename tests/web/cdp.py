@@ -24,18 +24,10 @@ import threading
 import time
 from typing import Any
 
-from tests.replay.browser import chromium
+from tests.replay.browser import HEADLESS, chromium
 
 _FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--hide-scrollbars",
+    *HEADLESS,
     "--remote-debugging-pipe",
     "--window-size=1280,900",
 )
