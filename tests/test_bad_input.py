@@ -23,6 +23,7 @@ import pytest
 
 from referee.tournament.folder import log_game_id
 from tests.bad_input import (
+    MINI,
     MOON_LOG,
     Outcome,
     bad,
@@ -33,18 +34,6 @@ from tests.bad_input import (
     write_config,
 )
 from tests.logs import folder_logs
-
-CONFIG = """\
-name: mini
-seed: 5
-bots:
-  r1: random
-  h1: heuristic
-  r2: random
-  h2: heuristic
-rules:
-  target_score: 26
-"""
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +66,7 @@ def tournament(config: pathlib.Path, out: pathlib.Path, *extra: str) -> Outcome:
     "data",
     [
         "name: café\nbots: {a: random}\n".encode("latin-1"),
-        CONFIG.encode("utf-16"),
+        MINI.encode("utf-16"),
         b"\x00\xff\xfe\x80binary\x00" * 20,
     ],
     ids=["latin-1", "utf-16", "binary"],
@@ -280,7 +269,7 @@ def _out_cases(tmp_path: pathlib.Path) -> list[pathlib.Path]:
 
 
 def test_an_output_folder_that_cannot_be(tmp_path: pathlib.Path) -> None:
-    config = write_config(tmp_path, CONFIG)
+    config = write_config(tmp_path, MINI)
     for out in _out_cases(tmp_path):
         with snapshot(tmp_path):
             bad(tournament(config, out), str(out))
@@ -288,7 +277,7 @@ def test_an_output_folder_that_cannot_be(tmp_path: pathlib.Path) -> None:
 
 
 def test_games_is_a_file(tmp_path: pathlib.Path, folder: pathlib.Path) -> None:
-    config = write_config(tmp_path, CONFIG)
+    config = write_config(tmp_path, MINI)
     shutil.rmtree(folder / "games")
     (folder / "games").write_text("x")
     # A resumed run with every game to play again, but no games folder to write them into.
@@ -335,7 +324,7 @@ def test_a_damaged_state(
         else:
             state[key] = value
     path.write_text(json.dumps(state), encoding="utf-8")
-    config = write_config(tmp_path, CONFIG)
+    config = write_config(tmp_path, MINI)
     with snapshot(folder):
         for args in (["standings", str(folder)], ["verify", str(folder)]):
             bad(invoke(args), "tournament.json", field)
@@ -385,7 +374,7 @@ def test_a_damaged_journal(
     tmp_path: pathlib.Path, folder: pathlib.Path, kind: str, field: str
 ) -> None:
     _damage_journal(folder, kind)
-    config = write_config(tmp_path, CONFIG)
+    config = write_config(tmp_path, MINI)
     with snapshot(folder):
         for args in (["standings", str(folder)], ["replay", str(folder)], ["verify", str(folder)]):
             bad(invoke(args), "journal.jsonl:", field)
@@ -507,7 +496,7 @@ def test_fresh_then_a_failed_start_keeps_the_old_folder(
     tmp_path: pathlib.Path, folder: pathlib.Path
 ) -> None:
     before = {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
-    bad_config = write_config(tmp_path, CONFIG.replace("r2: random", "r2: ./no-such-folder"))
+    bad_config = write_config(tmp_path, MINI.replace("r2: random", "r2: ./no-such-folder"))
     bad(tournament(bad_config, folder, "--fresh"), "bots.r2")
     assert folder.is_dir()
     olds = list(tmp_path.glob("out.old-*"))
@@ -523,7 +512,7 @@ def test_fresh_then_a_failed_build_keeps_the_old_folder(
     bot = tmp_path / "bot"
     bot.mkdir()
     (bot / "bot.yaml").write_text("name: b\nbuild: exit 3\nrun: ./b {address}\n", "utf-8")
-    config = write_config(tmp_path, CONFIG.replace("r2: random", f"r2: {bot}") + "sandbox: none\n")
+    config = write_config(tmp_path, MINI.replace("r2: random", f"r2: {bot}") + "sandbox: none\n")
     result = tournament(config, folder, "--fresh")
     assert result.exit_code == 1, result
     olds = list(tmp_path.glob("out.old-*"))
