@@ -8,7 +8,9 @@ may be old or written by hand. Shown raw, such a string could inject lines
 spoof a replay or the standings. :func:`printable` is the one function that
 every place showing such a string goes through: where a bot's strings enter
 the referee (:mod:`referee.players.remote`), and again wherever strings read
-from files are printed or rendered.
+from files are printed or rendered. :func:`shown_name` and :func:`shown_text`
+are it at the two lengths every display uses (:data:`NAME_CHARS`,
+:data:`TEXT_CHARS`).
 """
 
 from __future__ import annotations
