@@ -42,8 +42,8 @@ The rest describes one mode's figures:
   behind the gRPC player class (no transport, no thought): the referee's own
   work per decision.
 
-The figures are medians over games. The target is a ratio (referee wall time
-per decision / echo) of at most 1.15.
+The figures are medians over games; the three goals are printed last, each
+with whether it is met.
 
 ``--profile`` runs one more game under cProfile and prints the referee's
 hottest functions.
