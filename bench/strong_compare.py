@@ -33,7 +33,6 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "sample_bots" / "python" / "strong"))
 
-import strong_search  # noqa: E402
 from bot import StrongBot  # noqa: E402
 
 from referee.engine import Card, Rules, SeatView  # noqa: E402
@@ -48,6 +47,7 @@ from referee.protocol import (  # noqa: E402
     pass_request,
     play_request,
 )
+from referee.search import pimc as strong_search  # noqa: E402
 from referee.sprt import fixed_summary  # noqa: E402
 
 

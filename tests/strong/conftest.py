@@ -1,4 +1,4 @@
-"""The strong bot's folder on the import path, and its modules for the tests."""
+"""The strong bot's folder on the import path (its bot.py); its search is referee.search."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The strong bot's simulator agrees with referee.engine (seeded random games, every variant).
 
-strong_sim is a second statement of the rules inside one hand, written for
+referee.search.sim (imported as strong_sim) is a second statement of the rules inside one hand, written for
 speed; these tests play random games with the engine and check, at every
 position, its legal moves, trick winners and hand scores, and that its
 playouts from random positions are legal games the engine scores the same.
@@ -12,10 +12,10 @@ from __future__ import annotations
 import random
 
 import pytest
-import strong_search
-import strong_sim
 
 from referee.engine import GameState, MoonChoice, MoonScoring, Pass, Phase, Play, Rules, card_list
+from referee.search import pimc as strong_search
+from referee.search import sim as strong_sim
 
 VARIANTS = [
     Rules(),

@@ -15,13 +15,13 @@ from typing import Any
 
 import grpc
 import pytest
-import strong_search
 from bot import StrongBot
 
 from referee import botkit, protocol
 from referee.engine import GameState, MoonScoring, Pass, Phase, Play, Rules, card_list
 from referee.pb.hearts.v1 import hearts_pb2 as pb
 from referee.pb.hearts.v1 import hearts_pb2_grpc as pb_grpc
+from referee.search import pimc as strong_search
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +58,7 @@ def test_passes_three_cards_of_the_hand(stub: Any, players: int) -> None:
 
 
 def test_passes_an_unguarded_queen() -> None:
-    from strong_sim import Variant
+    from referee.search.sim import Variant
 
     hand = sum(1 << c for c in (49, 40, 1, 2, 3, 4, 5, 6, 7, 8, 14, 15, 16))  # Q♠ 3♠ + low
     assert 49 in strong_search.choose_pass(hand, 3, Variant(4))
@@ -69,7 +69,7 @@ def test_passes_an_unguarded_queen() -> None:
 
 @pytest.mark.parametrize("players", [3, 4, 5, 6, 7])
 def test_searched_pass_is_three_cards_of_the_hand(players: int) -> None:
-    from strong_sim import Variant
+    from referee.search.sim import Variant
 
     rules = Rules(num_players=players)
     v = Variant(players, omnibus=players == 5)

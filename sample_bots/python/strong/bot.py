@@ -6,6 +6,9 @@ played), plays every candidate card out in each of those worlds with a fast
 playout policy, and plays the card with the lowest mean score. It passes by
 hand evaluation and answers the moon question (V2 shooter_chooses) by the
 standings. docs/strategy.md explains the algorithm and its measured strength.
+The search itself is the referee's (:mod:`referee.search`, standard library
+only), which the sandbox shows the bot read-only; ``referee analyze`` judges
+decisions with the same core.
 
 Clock: it thinks for a share of the move time plus a slice of its time bank,
 measured on the wall clock from the moment the request arrives, less a
@@ -20,15 +23,13 @@ from __future__ import annotations
 
 import os
 import random
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from strong_search import (
+from referee.botkit import Bot, pb, serve
+from referee.search.pimc import (
     DEFAULT,
     Knowledge,
     Settings,
@@ -40,9 +41,7 @@ from strong_search import (
     simple_pass,
     time_budget,
 )
-from strong_sim import ADD_TO_OTHERS, SHOOTER_CHOOSES, SUBTRACT_FROM_SELF, Variant
-
-from referee.botkit import Bot, pb, serve
+from referee.search.sim import ADD_TO_OTHERS, SHOOTER_CHOOSES, SUBTRACT_FROM_SELF, Variant
 
 _MOON_NAMES = {
     pb.MOON_SCORING_ADD_TO_OTHERS: ADD_TO_OTHERS,

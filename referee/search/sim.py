@@ -1,4 +1,4 @@
-"""A compact Hearts simulator for the strong bot's playouts: cards are ints, hands bit masks.
+"""A compact Hearts simulator for the search's playouts: cards are ints, hands bit masks.
 
 The card numbering is the referee engine's (``suit * 13 + rank - 2``, suits
 clubs, diamonds, hearts, spades), so a hand is a 52-bit int and legal moves,
@@ -8,7 +8,8 @@ about passing, totals or game end. tests/strong/test_cross_check.py checks its
 legal moves, trick winners and hand scores against ``referee.engine`` on
 thousands of random positions in every variant.
 
-Standard library only: the bot imports it from its own folder.
+Standard library only: the strong bot imports it from the referee package
+(read-only in its sandbox), as the game analysis does.
 """
 
 from __future__ import annotations

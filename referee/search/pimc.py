@@ -1,9 +1,9 @@
-"""The strong bot's decisions: determinized search (PIMC) over the unseen cards.
+"""Determinized search (PIMC) over the unseen cards: the strong bot's decisions.
 
 For a play, :func:`choose_play` samples *worlds*: deals of the cards this seat
 has not seen to the other seats, consistent with everything the seat knows
 (see :class:`Knowledge`). In each world it plays every candidate card and then
-the rest of the hand with a fast playout policy (:mod:`strong_sim`), and
+the rest of the hand with a fast playout policy (:mod:`referee.search.sim`), and
 scores the outcome for this seat; the card with the best mean over the worlds
 wins. Every candidate is tried in the same worlds (common random numbers), so
 the comparison is paired. The search stops at a wall-clock deadline and
@@ -13,7 +13,10 @@ Passing (:func:`choose_pass`) is a hand-evaluation heuristic, and the moon
 question (:func:`choose_moon`) a comparison of the two outcomes' standings.
 docs/strategy.md explains the choices and the measurements behind them.
 
-Standard library only; the cards are the engine's ints (``suit * 13 + rank - 2``).
+Standard library only, so that a launched Python bot can import it from the
+referee package the sandbox shows it read-only (sample_bots/python/strong does);
+the game analysis (:mod:`referee.analysis`) searches with the same core. The
+cards are the engine's ints (``suit * 13 + rank - 2``).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import itertools
 import random
 import time
 
-from strong_sim import (
+from referee.search.sim import (
     ADD_TO_OTHERS,
     AS,
     FULL,
