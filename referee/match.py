@@ -90,12 +90,18 @@ class GameSpec:
     fault_policy: FaultPolicy = dataclasses.field(default_factory=FaultPolicy)
     #: Anything the caller wants in the log header (tournament, table, rotation).
     meta: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: A clock of its own for some seats, by seat (a human's generous one: ``referee play``);
+    #: the other seats play under ``time_control``. Recorded in the header's time control.
+    seat_time_controls: dict[int, TimeControl] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if len(self.bots) != self.rules.num_players:
             raise ValueError(
                 f"game {self.game_id}: {len(self.bots)} bots for {self.rules.num_players} seats"
             )
+        for seat in self.seat_time_controls:
+            if not 0 <= seat < self.rules.num_players:
+                raise ValueError(f"game {self.game_id}: a time control for no seat ({seat})")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -106,6 +112,9 @@ class GameSpec:
             "time_control": self.time_control.to_dict(),
             "fault_policy": self.fault_policy.to_dict(),
             "meta": self.meta,
+            "seat_time_controls": {
+                str(s): tc.to_dict() for s, tc in self.seat_time_controls.items()
+            },
         }
 
     @classmethod
@@ -118,6 +127,9 @@ class GameSpec:
             time_control=TimeControl(**data["time_control"]),
             fault_policy=FaultPolicy(**data["fault_policy"]),
             meta=dict(data.get("meta", {})),
+            seat_time_controls={
+                int(s): TimeControl(**tc) for s, tc in data.get("seat_time_controls", {}).items()
+            },
         )
 
 
@@ -177,11 +189,13 @@ class GameRecord:
 class _Seat:
     """The referee's bookkeeping for one seat in one game."""
 
-    def __init__(self, seat: int, bot: str, player: Player, bank_ms: int) -> None:
+    def __init__(self, seat: int, bot: str, player: Player, tc: TimeControl) -> None:
         self.seat = seat
         self.bot = bot
         self.player = player
-        self.bank_ms = bank_ms
+        #: This seat's clock: the game's, or its own (GameSpec.seat_time_controls).
+        self.tc = tc
+        self.bank_ms = tc.time_bank_ms
         self.faults: collections.Counter[str] = collections.Counter()
         self.forfeited = False
         self.decisions = 0
@@ -207,7 +221,7 @@ class _Game:
         self.writer = writer
         self.on_event = on_event
         self.seats = [
-            _Seat(s, bot, player, spec.time_control.time_bank_ms)
+            _Seat(s, bot, player, spec.seat_time_controls.get(s, spec.time_control))
             for s, (bot, player) in enumerate(zip(spec.bots, players, strict=True))
         ]
 
@@ -243,8 +257,8 @@ class _Game:
     # Asking bots ---------------------------------------------------------------
 
     def deadline(self, seat: _Seat) -> Deadline:
-        move, bank = self.tc.move_time_ms, seat.bank_ms
-        return Deadline(move, bank, (move + bank + self.tc.grace_ms) / 1000)
+        move, bank = seat.tc.move_time_ms, seat.bank_ms
+        return Deadline(move, bank, (move + bank + seat.tc.grace_ms) / 1000)
 
     def ask(
         self, seat: _Seat, question: Callable[[Deadline], Any]
@@ -266,7 +280,7 @@ class _Game:
         seat.decisions += 1
         seat.think_ms += ms
         overrun = ms - deadline.move_time_ms
-        if fault is None and overrun > deadline.time_bank_ms + self.tc.grace_ms:
+        if fault is None and overrun > deadline.time_bank_ms + seat.tc.grace_ms:
             answer, fault = None, BotFault(FaultKind.TIMEOUT, f"answered after {ms:.0f} ms")
         if fault is not None and fault.kind == FaultKind.TIMEOUT:
             seat.bank_ms = 0
@@ -304,6 +318,15 @@ class _Game:
                 fault = self.fault(seat, FaultKind.RPC_ERROR, f"{type(error).__name__}: {error}")
             self.write_fault(seat, during, fault)
 
+    def _recorded_time_control(self) -> dict[str, Any]:
+        """The header's time control: the game's, and under ``seats`` any seat's own."""
+        recorded: dict[str, Any] = self.tc.to_dict()
+        if self.spec.seat_time_controls:
+            recorded["seats"] = {
+                str(s): tc.to_dict() for s, tc in sorted(self.spec.seat_time_controls.items())
+            }
+        return recorded
+
     def write_fault(self, seat: _Seat, during: str, fault: Fault) -> None:
         self.write(
             FaultRecord(
@@ -327,7 +350,7 @@ class _Game:
                 seed=spec.seed,
                 rules=spec.rules,
                 seats=tuple(_seat_info(s.seat, s.bot, s.player.info) for s in self.seats),
-                time_control=self.tc.to_dict(),
+                time_control=self._recorded_time_control(),
                 fault_policy=self.policy.to_dict(),
                 meta=spec.meta,
                 started_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
