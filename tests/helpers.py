@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import shutil
 import subprocess
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -106,3 +107,52 @@ def go_install(go: str, package: str, version: str, folder: pathlib.Path) -> Non
         check=False,
     )
     assert install.returncode == 0, f"go install of {package}@{version} failed:\n{install.stderr}"
+
+
+# What the machine may lack --------------------------------------------------------------------
+
+#: The environment variable ``.ci/run`` sets: under it every skip fails (tests/conftest.py).
+CI_FLAG = "HEARTS_CI"
+
+
+def in_ci() -> bool:
+    """True under ``HEARTS_CI=1``, where a missing tool is a failure, not a skip."""
+    return os.environ.get(CI_FLAG, "").strip() not in ("", "0")
+
+
+def missing_tools(*tools: str) -> list[str]:
+    """The programs among ``tools`` that are not on the PATH."""
+    return [tool for tool in tools if shutil.which(tool) is None]
+
+
+def require_tools(*tools: str, purpose: str, install: str) -> None:
+    """Skip the test, naming what is missing and how to get it, unless every tool is here.
+
+    Under ``HEARTS_CI=1`` the skip is a failure with the same message (tests/conftest.py).
+    """
+    missing = missing_tools(*tools)
+    if missing:
+        pytest.skip(f"{purpose} skipped: {', '.join(missing)} not found; install {install}")
+
+
+def require_sandbox() -> None:
+    """Skip unless bubblewrap can make a bot's sandbox here (a failure under ``HEARTS_CI=1``).
+
+    Only :class:`referee.bwrap.SandboxUnavailable` means "not on this machine";
+    any other error of the probe is a bug and propagates, failing the test.
+    """
+    from referee import bwrap
+
+    try:
+        bwrap.check_sandbox()
+    except bwrap.SandboxUnavailable as error:
+        pytest.skip(f"bubblewrap cannot make a sandbox here: {error}")
+
+
+def require_cgroups() -> None:
+    """Skip unless the supervisor gets cgroups here (a failure under ``HEARTS_CI=1``)."""
+    from referee import sandbox
+
+    problem = sandbox.cgroup_support()
+    if problem:
+        pytest.skip(f"no cgroups here: {problem}")

@@ -1,0 +1,52 @@
+"""The whole suite's one hook: under ``HEARTS_CI=1`` a skipped test is a failed test.
+
+Tests that need something the machine may lack (a language toolchain,
+Chromium, bubblewrap, cgroups, Ray, the git history) skip with a message
+saying what to install, so that ``python -m pytest`` works anywhere. ``.ci/run``
+installs all of it and sets ``HEARTS_CI=1``: there, a skip means a check that
+silently did not run, so this hook reports it as a failure carrying the
+skip's own message (which names what is missing). Strict xfails are left
+alone: they are expected failures, not skips.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+import pytest
+
+from tests.helpers import CI_FLAG, in_ci
+
+
+def _skip_reason(report: pytest.TestReport | pytest.CollectReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    return str(longrepr)
+
+
+def _fail_the_skip(report: pytest.TestReport | pytest.CollectReport) -> None:
+    report.outcome = "failed"
+    report.longrepr = (
+        f"{CI_FLAG}=1: this test skipped, and a skip is a failure here: {_skip_reason(report)}"
+    )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    if in_ci() and report.skipped and not hasattr(report, "wasxfail"):
+        _fail_the_skip(report)
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    report = yield
+    if in_ci() and report.skipped:  # a module-level skip or importorskip
+        _fail_the_skip(report)
+    return report
