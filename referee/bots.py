@@ -296,6 +296,7 @@ def build_bots(
     disk_bytes: int = 0,
     hidden: Sequence[str | os.PathLike[str]] = (),
     on_built: Callable[[list[BotSpec], BuildResult], None] | None = None,
+    registries: Sequence[str] = buildnet.DEFAULT_REGISTRIES,
 ) -> dict[str, BuildResult]:
     """Build every bot folder with a build step once (a folder listed twice is built once).
 
@@ -320,6 +321,7 @@ def build_bots(
                 sandbox=sandbox,
                 disk_bytes=disk_bytes,
                 hidden=hidden,
+                registries=registries,
             ): group
             for group in folders.values()
         }

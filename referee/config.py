@@ -31,6 +31,7 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from referee import buildnet
 from referee.bots import BotSpec, BotSpecError, parse_bot
 from referee.bwrap import SANDBOX_KINDS
 from referee.engine import MAX_TARGET_SCORE, MoonScoring, Rules, RulesError, TieRule
@@ -85,7 +86,7 @@ _TOP_KEYS = (
 )
 _BOT_KEYS = ("bot", "limits", "sandbox")
 _SCHEDULE_KEYS = ("deal_sets", "duplicate", "all_permutations", "max_tables")
-_BUILD_KEYS = ("parallel", "timeout_s")
+_BUILD_KEYS = ("parallel", "timeout_s", "registries")
 _EXECUTOR_KEYS = ("kind", "address", "workers")
 #: Where games run: this machine, or a Ray cluster.
 EXECUTOR_KINDS = ("local", "ray")
@@ -148,6 +149,8 @@ class BuildConfig:
     parallel: int = 2
     #: A build taking longer fails.
     timeout_s: float = 1800.0
+    #: The hosts a build's network reaches (its proxy's allow-list, :mod:`referee.buildnet`).
+    registries: tuple[str, ...] = buildnet.DEFAULT_REGISTRIES
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -527,7 +530,28 @@ def _build(top: _Section) -> BuildConfig:
     return BuildConfig(
         parallel=section.get("parallel", _int_range(section, 1, 64), 2),
         timeout_s=section.get("timeout_s", seconds, 1800.0),
+        registries=section.get(
+            "registries",
+            lambda key_path, value: _registries(section, key_path, value),
+            buildnet.DEFAULT_REGISTRIES,
+        ),
     )
+
+
+def _registries(section: _Section, key_path: str, value: Any) -> tuple[str, ...]:
+    """``build.registries``: host names (``*.domain`` too); ``defaults`` stands for the defaults."""
+    if not isinstance(value, list):
+        raise section.error(key_path, f"expected a list of host names, got {_show(value)}")
+    out: list[str] = []
+    for i, entry in enumerate(value):
+        names = buildnet.DEFAULT_REGISTRIES if entry == "defaults" else (entry,)
+        for name in names:
+            problem = buildnet.host_problem(name)
+            if problem:
+                raise section.error(f"{key_path}[{i}]", problem)
+            if name not in out:
+                out.append(name)
+    return tuple(out)
 
 
 def _executor(top: _Section) -> ExecutorConfig:

@@ -316,6 +316,7 @@ class Tournament:
             disk_bytes=self.config.limits.disk_bytes,
             hidden=self._hidden(),
             on_built=built,
+            registries=self.config.build.registries,
         )
         return failed
 
