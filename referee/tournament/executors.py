@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from referee import lifeline
+from referee import buildnet, lifeline
 from referee.bots import BotPool, BotSpec, BotSupply, DeadPlayer
 from referee.match import GameRecord, GameSpec, play_game
 from referee.players import Player
@@ -71,6 +71,8 @@ class WorkerSettings:
     lifetime: str
     #: The referee's pid: a local worker dies with it.
     parent: int
+    #: The hosts a build's network reaches (``build.registries``): a Ray node builds too.
+    registries: tuple[str, ...] = buildnet.DEFAULT_REGISTRIES
 
     def pool(self, log_dir: pathlib.Path) -> BotPool:
         return BotPool(

@@ -224,6 +224,7 @@ class _GameWorker:
                             sandbox=settings.sandbox,
                             disk_bytes=getattr(settings.limits, "disk_bytes", 0),
                             hidden=settings.hidden,
+                            registries=settings.registries,
                         )
                         last = (result.tail.strip().splitlines()[-1:] or [""])[0][:200]
                         done[spec.folder] = (

@@ -387,6 +387,7 @@ class Tournament:
             hidden=tuple(str(p) for p in self._hidden()),
             lifetime=config.bot_lifetime,
             parent=os.getpid(),
+            registries=config.build.registries,
         )
 
     def _make_executor(
