@@ -34,6 +34,7 @@ def _register() -> None:
     from referee.cli.check_bot import check_bot
     from referee.cli.gauntlet import gauntlet
     from referee.cli.new_bot import new_bot_command
+    from referee.cli.play import play
     from referee.cli.proto import proto
     from referee.cli.replay import replay
     from referee.cli.serve import serve
@@ -42,6 +43,7 @@ def _register() -> None:
     from referee.cli.verify import verify
 
     cli.add_command(match.match)
+    cli.add_command(play)
     cli.add_command(check_bot)
     cli.add_command(tournament)
     cli.add_command(gauntlet)
