@@ -40,6 +40,7 @@ from typing import Any
 import pytest
 
 from referee import procfs
+from tests.helpers import require_sandbox
 
 pytestmark = pytest.mark.slow
 
@@ -52,51 +53,7 @@ MIB = 1 << 20
 HONEST = ("honest", "random", "heuristic")
 
 
-# What the referee supports ---------------------------------------------------------------
-
-
-def _referee_knows(word: str) -> bool:
-    """True if the referee's config reader knows ``word`` (the sandbox may not have landed)."""
-    try:
-        text = (ROOT / "referee" / "config.py").read_text()
-    except OSError:
-        return False
-    return word in text
-
-
-def has_sandbox() -> bool:
-    return _referee_knows('"sandbox"')
-
-
-def sandbox_problem() -> str:
-    """'' if bwrap can make a bot's sandbox here, else why not."""
-    if not has_sandbox():
-        return "the referee has no bot sandbox yet (sandbox: bwrap)"
-    try:
-        from referee import bwrap
-
-        bwrap.check_sandbox()
-    except Exception as error:  # any reason is a reason to skip
-        return f"bwrap cannot run here: {error}"
-    return ""
-
-
-def has_key_file() -> bool:
-    out = subprocess.run(
-        [sys.executable, "-m", "referee.cli", "tournament", "--help"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        check=False,
-    ).stdout
-    return "--key-file" in out
-
-
-def has_disk_limit() -> bool:
-    try:
-        return "disk_bytes" in (ROOT / "referee" / "policy.py").read_text()
-    except OSError:
-        return False
+# What this machine allows ---------------------------------------------------------------
 
 
 def ptrace_works() -> bool:
@@ -233,7 +190,7 @@ def make_run(
     canary.mkdir()
     fake_site = folder / "site-packages"
     fake_site.mkdir()
-    sandboxed = mode != "none" and has_sandbox()
+    sandboxed = mode != "none"
     where = "--address {address}" if sandboxed else "--port {port}"
     honest = _honest_folder(folder, marker, "{python} bot.py " + where)
     # Flat: the attacker is a command whose script lies in the tournament's folder, next to
@@ -284,7 +241,7 @@ def make_run(
     ]
     if limits:
         lines.append(f"limits: {json.dumps(limits)}")
-    if mode == "none" and has_sandbox():
+    if mode == "none":
         lines.append("sandbox: none")
     (folder / "t.yaml").write_text("\n".join(lines) + "\n")
     return Run(
@@ -534,8 +491,7 @@ def run_attack(base: pathlib.Path, mode: str, attack: Attack, key_file: pathlib.
     settings = dict(attack.settings)
     time_control = dict(attack.time_control)
     if mode != "none":
-        if has_disk_limit():
-            limits["disk_bytes"] = DISK_LIMIT
+        limits["disk_bytes"] = DISK_LIMIT
         # A short move time is there to show victims timing out without a sandbox; sandboxed,
         # the attacker's first move waits for its verdicts, and must not time out itself.
         settings.pop("block_s", None)
@@ -557,9 +513,7 @@ def run_attack(base: pathlib.Path, mode: str, attack: Attack, key_file: pathlib.
 
 @pytest.fixture(scope="module")
 def key_file(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path | None:
-    """One tournament key for every run (the deals come from it), if the referee has keys."""
-    if not has_key_file():
-        return None
+    """One tournament key for every run (the deals come from it)."""
     path = tmp_path_factory.mktemp("key") / "key"
     path.write_text(secrets.token_hex(32) + "\n")
     path.chmod(0o600)
@@ -569,9 +523,7 @@ def key_file(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path | None:
 @pytest.fixture(scope="module")
 def control(tmp_path_factory: pytest.TempPathFactory, key_file: pathlib.Path | None) -> Run:
     """The attacker playing the same moves without attacking, sandboxed like the attack runs."""
-    problem = sandbox_problem()
-    if problem:
-        pytest.skip(f"no sandboxed runs: {problem}")
+    require_sandbox()
     base = tmp_path_factory.mktemp("control")
     # Same limits as the attack runs (they do not change the moves, but keep it exact).
     run = play(make_run(base, "control", "none", key_file=key_file))
@@ -643,13 +595,12 @@ def check_succeeded(run: Run, attack: Attack) -> None:
         assert (run.canary / "build-wrote-outside.txt").exists(), text
 
 
-@pytest.mark.parametrize("name", list(ATTACKS))
+# (Not the attacks that exist only in a sandbox: ``none_run=False``.)
+@pytest.mark.parametrize("name", [name for name, attack in ATTACKS.items() if attack.none_run])
 def test_without_a_sandbox_the_attack_succeeds(
     tmp_path: pathlib.Path, name: str, key_file: pathlib.Path | None
 ) -> None:
     attack = ATTACKS[name]
-    if not attack.none_run:
-        pytest.skip(f"{name} exists only in a sandbox")
     if name in ("orphans", "orphan-processes") and cgroups_contain_bots():
         attack = dataclasses.replace(attack, succeeds=())
     if name == "read-processes" and not ptrace_works():
