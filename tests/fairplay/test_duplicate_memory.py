@@ -69,6 +69,7 @@ from referee import seal
 from referee.config import load_config
 from referee.standings import t_quantile_975
 from referee.tournament import Tournament
+from tests.helpers import require_sandbox
 
 pytestmark = pytest.mark.slow
 
@@ -84,17 +85,6 @@ KEY = hashlib.sha256(b"hearts-referee/fair play II").digest()
 MEMORY_FILE = ".hearts-memory.json"
 #: What decides a game: the same in two runs means the same play.
 OUTCOME = ("bots", "seed", "scores", "placements", "winners", "hand_scores", "moons", "faults")
-
-
-def sandbox_problem() -> str:
-    """'' if bwrap can make a bot's sandbox here, else why not."""
-    try:
-        from referee import bwrap
-
-        bwrap.check_sandbox()
-    except Exception as error:
-        return f"bwrap cannot run here: {error}"
-    return ""
 
 
 def write_config(root: pathlib.Path, name: str, bot: str, extra: str) -> pathlib.Path:
@@ -127,9 +117,7 @@ def play(config: pathlib.Path, out: pathlib.Path, key_file: pathlib.Path) -> Non
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pathlib.Path]:
     """The three tournaments' output folders: ``honest`` (the control), ``run`` and ``game``."""
-    problem = sandbox_problem()
-    if problem:
-        pytest.skip(problem)
+    require_sandbox()
     root = tmp_path_factory.mktemp("memory")
     # The cheater plays in a folder of its own, with the sample heuristic's strategy next to it.
     shutil.copytree(MEMORY_BOT, root / "cheat", ignore=shutil.ignore_patterns("__pycache__"))
