@@ -250,7 +250,7 @@ def utility(scores: list[int], seat: int, weight: float) -> float:
     return scores[seat] - weight * others
 
 
-def _moon_pick(k: Knowledge, taken: list[int]) -> str | None:
+def moon_pick(k: Knowledge, taken: list[int]) -> str | None:
     """Under shooter_chooses: the choice assumed in playouts (ours if we shoot; else the worst)."""
     return SUBTRACT_FROM_SELF if taken[k.seat] & k.variant.moon == k.variant.moon else None
 
@@ -313,7 +313,7 @@ def choose_play(
                     rng,
                     eps,
                 )
-                choice = _moon_pick(k, taken) if choose else None
+                choice = moon_pick(k, taken) if choose else None
                 total += utility(hand_scores(v, taken, choice), seat, weight)
             row.append(total)
             if clock() >= deadline:
@@ -550,6 +550,7 @@ __all__ = [
     "choose_pass",
     "choose_play",
     "decisions_left",
+    "moon_pick",
     "time_budget",
     "trick_winner",
 ]
