@@ -15,7 +15,10 @@ log, a request or a bot's environment. From it come:
   (:func:`seal_line`, :func:`check_line`), so a changed, inserted, deleted or
   reordered line is caught;
 - **the log MACs**: each game line of the journal carries ``log_mac``, the
-  HMAC-SHA-256 of its game log's bytes (:func:`log_mac`).
+  HMAC-SHA-256 of its game log's bytes (:func:`log_mac`);
+- **the state MAC**: ``tournament.json`` carries ``state_mac``, the
+  HMAC-SHA-256 of its other members (:func:`state_mac`), so that the end of
+  the journal it records (``finished``) cannot be taken out of it.
 
 Each use has its own domain string, so a MAC of one kind never passes for
 another. A folder published without its key can be replayed and checked
@@ -58,6 +61,7 @@ __all__ = [
     "log_mac",
     "open_key",
     "seal_line",
+    "state_mac",
 ]
 
 #: The key file's name in an output folder.
@@ -69,6 +73,7 @@ _SEED_DOMAIN = b"hearts-referee/game-seed/v1\n"
 _JOURNAL_DOMAIN = b"hearts-referee/journal-line/v1\n"
 _LOG_DOMAIN = b"hearts-referee/game-log/v1\n"
 _KEY_ID_DOMAIN = b"hearts-referee/key-id/v1\n"
+_STATE_DOMAIN = b"hearts-referee/tournament-state/v1\n"
 #: A sealed journal line ends with this member (then ``}`` and the newline).
 _MAC_TAIL = re.compile(rb',"mac":"([0-9a-f]{64})"\}\r?\n?\Z')
 _HEX_KEY = re.compile(r"[0-9a-f]{64}\n?\Z")
@@ -190,6 +195,11 @@ def game_seed(key: bytes, tournament_seed: int | str, *, table: int, deal_set: i
 def log_mac(key: bytes, data: bytes) -> str:
     """The MAC of a game log's bytes (the journal's ``log_mac``)."""
     return hmac.new(key, _LOG_DOMAIN + data, hashlib.sha256).hexdigest()
+
+
+def state_mac(key: bytes, body: bytes) -> str:
+    """The MAC of a tournament state's canonical JSON (``tournament.json``'s ``state_mac``)."""
+    return hmac.new(key, _STATE_DOMAIN + body, hashlib.sha256).hexdigest()
 
 
 def _line_mac(key: bytes, previous: str, body: bytes) -> str:

@@ -5,16 +5,19 @@ runner, ``referee standings``, ``referee replay`` and ``referee verify``. It
 owns the file names (:class:`Layout`), ``tournament.json``
 (:class:`TournamentState`), and ``journal.jsonl``: appended and fsynced
 entry by entry, each entry sealed with the folder key and chained to the one
-before (:class:`Journal`), read back and authenticated
-(:func:`read_journal`, :func:`authenticated_journal`), and turned into
-standings (:func:`load_standings`). The formats are documented in
-docs/config.md.
+before (:class:`Journal`), closed with a sealed ``end`` entry when the
+tournament is finished (recorded in ``tournament.json``, itself sealed, so
+that a journal cut short at its end is caught: :class:`JournalEnd`), read
+back and authenticated (:func:`read_journal`, :func:`authenticated_journal`),
+and turned into standings (:func:`load_standings`). The formats are
+documented in docs/config.md.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
+import hmac
 import json
 import logging
 import math
@@ -38,12 +41,15 @@ __all__ = [
     "STATE_FORMAT",
     "STATE_VERSION",
     "Journal",
+    "JournalEnd",
     "JournalError",
     "Layout",
     "TournamentError",
     "TournamentState",
     "authenticated_journal",
+    "check_journal_end",
     "check_journal_line",
+    "end_problems",
     "entry_problem",
     "game_entries",
     "game_log_path",
@@ -61,7 +67,8 @@ log = logging.getLogger(__name__)
 
 STATE_FORMAT = "hearts-referee/tournament"
 #: 2: the folder has a key (``key_id``); a version 1 folder is read but not resumed.
-STATE_VERSION = 2
+#: 3: the state is sealed (``state_mac``) and records the journal's end (``finished``).
+STATE_VERSION = 3
 JOURNAL_FORMAT = "hearts-referee/journal"
 JOURNAL_VERSION = 1
 
@@ -221,9 +228,33 @@ class TournamentState:
     #: The fingerprint of the folder's key (:func:`referee.seal.key_id`), never the key;
     #: None for a folder of an older referee, made without a key.
     key_id: str | None = None
+    #: The journal's last ``end`` entry once the tournament is finished: ``games`` (game
+    #: entries before it), ``line`` (its line number) and ``end_mac`` (its MAC). The
+    #: journal must still hold that line (:func:`end_problems`); None while unfinished.
+    finished: dict[str, Any] | None = None
+    #: The MAC of the other members (:meth:`sealed_body`, :func:`referee.seal.state_mac`),
+    #: set by :meth:`save` with the key; None in a folder of an older referee.
+    state_mac: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"format": STATE_FORMAT, "version": STATE_VERSION, **dataclasses.asdict(self)}
+
+    def sealed_body(self) -> bytes:
+        """What ``state_mac`` covers: :meth:`to_dict` less ``state_mac``, as canonical JSON."""
+        data = {k: v for k, v in self.to_dict().items() if k != "state_mac"}
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return text.encode("utf-8")
+
+    def seal_problem(self, key: bytes) -> str | None:
+        """Why ``state_mac`` does not authenticate this state with ``key`` (None when it does)."""
+        if self.state_mac is None:
+            return "not sealed (no state_mac)"
+        if not hmac.compare_digest(self.state_mac, seal.state_mac(key, self.sealed_body())):
+            return (
+                "its seal (state_mac) does not match: it was changed after the referee wrote "
+                "it, or comes from another tournament"
+            )
+        return None
 
     def sealed_facts(self) -> dict[str, Any]:
         """What every ``run`` entry of the journal repeats under its MAC (see load_standings)."""
@@ -244,17 +275,26 @@ class TournamentState:
             raise TournamentError(f"{path}: cannot read the tournament state: {error}") from None
         if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
             raise TournamentError(f"{path}: not a tournament state file ({STATE_FORMAT})")
-        if data.get("version") not in (1, STATE_VERSION):
+        if data.get("version") not in (1, 2, STATE_VERSION):
             raise TournamentError(
                 f"{path}: state version {data.get('version')!r}; this referee reads {STATE_VERSION}"
             )
         problem = state_problem(data)
         if problem:
             raise TournamentError(f"{path}: {problem}")
+        return cls.from_dict(data)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TournamentState:
+        """The state of checked data (:func:`state_problem`); unknown keys are left out."""
         fields = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in fields})
 
-    def save(self, path: pathlib.Path) -> None:
+    def save(self, path: pathlib.Path, *, key: bytes | None = None) -> None:
+        """Write ``tournament.json`` atomically, sealed with ``key`` (the runner always gives it)."""
+        self.state_mac = None
+        if key is not None:
+            self.state_mac = seal.state_mac(key, self.sealed_body())
         write_atomic(path, json.dumps(self.to_dict(), indent=2) + "\n")
 
 
@@ -326,12 +366,14 @@ def read_journal(
     With ``key``, each line's MAC is checked first (:func:`referee.seal.check_line`);
     a line that fails raises :class:`JournalError` naming it.
     """
-    for _, entry in _journal_lines(pathlib.Path(path), key):
+    for _, entry, _ in _journal_lines(pathlib.Path(path), key):
         yield entry
 
 
-def _journal_lines(path: pathlib.Path, key: bytes | None) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line number, entry)`` of each journal line (see :func:`read_journal`)."""
+def _journal_lines(
+    path: pathlib.Path, key: bytes | None
+) -> Iterator[tuple[int, dict[str, Any], str | None]]:
+    """``(line number, entry, its MAC)`` of each journal line (see :func:`read_journal`)."""
     if not path.exists():
         return
     previous = ""
@@ -343,7 +385,7 @@ def _journal_lines(path: pathlib.Path, key: bytes | None) -> Iterator[tuple[int,
             if not line.strip():
                 continue
             previous, entry = check_journal_line(line, f"{path}:{number}", key, previous)
-            yield number, entry
+            yield number, entry, previous if key is not None else seal.line_mac(line)
 
 
 def check_journal_line(
@@ -443,6 +485,7 @@ _RUN_KEYS: dict[str, tuple[bool, Any, str]] = {
     ),
     "games_scheduled": (False, lambda v: v is None or (_is_int(v) and v >= 0), "a number"),
     "games_left": (False, lambda v: v is None or (_is_int(v) and v >= 0), "a number"),
+    "sealed_end": (False, lambda v: isinstance(v, bool), "true or false"),
 }
 _BOT_KEYS: dict[str, tuple[bool, Any, str]] = {
     "bot": (True, lambda v: isinstance(v, str), "a bot name"),
@@ -451,7 +494,32 @@ _BOT_KEYS: dict[str, tuple[bool, Any, str]] = {
     "reason": (False, lambda v: v is None or isinstance(v, str), "a string"),
     "table": (False, lambda v: v is None or _is_int(v), "a table number"),
 }
-_ENTRY_KEYS = {"game": _GAME_KEYS, "run": _RUN_KEYS, "bot": _BOT_KEYS}
+
+
+def _is_mac(value: Any) -> bool:
+    return (
+        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+    )
+
+
+_END_KEYS: dict[str, tuple[bool, Any, str]] = {
+    "run": (True, lambda v: _is_int(v) and v >= 1, "a run number (1, 2, ...)"),
+    "games": (True, lambda v: _is_int(v) and v >= 0, "the number of game entries before it"),
+    "games_scheduled": (False, lambda v: v is None or (_is_int(v) and v >= 0), "a number"),
+    "last_game": (False, lambda v: v is None or isinstance(v, str), "a game id"),
+    "last_game_mac": (False, lambda v: v is None or _is_mac(v), "a MAC (64 hex digits)"),
+    "finished_at": (False, lambda v: isinstance(v, str), "a time"),
+}
+_JOURNAL_KEYS: dict[str, tuple[bool, Any, str]] = {
+    "sealed_end": (False, lambda v: isinstance(v, bool), "true or false"),
+}
+_ENTRY_KEYS = {
+    "journal": _JOURNAL_KEYS,
+    "game": _GAME_KEYS,
+    "run": _RUN_KEYS,
+    "bot": _BOT_KEYS,
+    "end": _END_KEYS,
+}
 _PER_SEAT = ("scores", "placements", "moons", "faults", "forfeited", "decisions", "think_ms")
 
 
@@ -478,6 +546,22 @@ _STATE_KEYS: dict[str, tuple[bool, Any, str]] = {
     "created_at": (False, lambda v: isinstance(v, str), "a time"),
     "referee_version": (False, lambda v: isinstance(v, str), "a version"),
     "key_id": (False, lambda v: v is None or isinstance(v, str), "the key's id (hex digits)"),
+    "finished": (
+        False,
+        lambda v: (
+            v is None
+            or (
+                isinstance(v, dict)
+                and _is_int(v.get("games"))
+                and v["games"] >= 0
+                and _is_int(v.get("line"))
+                and v["line"] >= 1
+                and _is_mac(v.get("end_mac"))
+            )
+        ),
+        "null, or the journal's end: {games, line, end_mac}",
+    ),
+    "state_mac": (False, lambda v: v is None or _is_mac(v), "a MAC (64 hex digits)"),
 }
 
 
@@ -544,21 +628,60 @@ class Journal:
     """Appends entries to ``journal.jsonl``, each sealed, written and fsynced before it counts.
 
     Each line ends with its ``mac`` (:func:`referee.seal.seal_line`), chained
-    to the line before, so the journal can be authenticated with the key.
+    to the line before, so the journal can be authenticated with the key. A
+    new journal made with ``promise_end`` says in its first line
+    (``sealed_end``) that it is closed with an ``end`` entry
+    (:meth:`append_end`) once the tournament is finished.
     """
 
-    def __init__(self, path: pathlib.Path, key: bytes) -> None:
+    def __init__(self, path: pathlib.Path, key: bytes, *, promise_end: bool = False) -> None:
         self.path = path
         self._key = key
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         _repair_tail(path)
-        self._previous = _last_mac(path)
+        #: Lines in the file (the next one appended is ``lines + 1``) and game entries among them.
+        self.lines = 0
+        self.games = 0
+        self._previous = ""
+        self._last_game: tuple[str, str] | None = None  # (game id, line MAC)
+        self._scan()
         new = not path.exists() or path.stat().st_size == 0
         self._file: IO[bytes] | None = open(path, "ab")  # noqa: SIM115
         if new:
-            self.append({"type": "journal", "format": JOURNAL_FORMAT, "version": JOURNAL_VERSION})
+            header: dict[str, Any] = {
+                "type": "journal",
+                "format": JOURNAL_FORMAT,
+                "version": JOURNAL_VERSION,
+            }
+            if promise_end:
+                header["sealed_end"] = True
+            self.append(header)
 
-    def append(self, entry: Mapping[str, Any]) -> None:
+    def _scan(self) -> None:
+        """The count of lines and games, and the MACs the next lines refer to, from the file."""
+        if not self.path.exists():
+            return
+        with open(self.path, "rb") as handle:
+            for line in handle:
+                self.lines += 1
+                if not line.strip():
+                    continue
+                mac = seal.line_mac(line)
+                if mac is None:
+                    raise JournalError(
+                        f"{self.path}:{self.lines}: a line without a MAC: not a journal this "
+                        "referee can continue"
+                    )
+                self._previous = mac
+                self._count(_entry_of(line), mac)
+
+    def _count(self, entry: Mapping[str, Any] | None, mac: str) -> None:
+        if entry is not None and entry.get("type") == "game":
+            self.games += 1
+            self._last_game = (str(entry.get("game_id")), mac)
+
+    def append(self, entry: Mapping[str, Any]) -> str:
+        """Seal, write and fsync one entry; returns its line's MAC."""
         if "mac" in entry:
             raise ValueError("a journal entry gets its mac from the journal")
         body = json.dumps(entry, separators=(",", ":"), ensure_ascii=False).encode()
@@ -570,6 +693,34 @@ class Journal:
             self._file.flush()
             os.fsync(self._file.fileno())
             self._previous = seal.line_mac(line) or ""
+            self.lines += 1
+            self._count(entry, self._previous)
+            return self._previous
+
+    def append_end(
+        self, *, run: int, games_scheduled: int | None, finished_at: str
+    ) -> dict[str, Any]:
+        """Close the journal of a finished tournament with a sealed ``end`` entry.
+
+        It counts the game entries before it and names the last one (its id
+        and its line's MAC). Returns what ``tournament.json`` records of it
+        (:attr:`TournamentState.finished`): ``games``, ``line``, ``end_mac``.
+        """
+        with self._lock:
+            last_id, last_mac = self._last_game or (None, None)
+            games = self.games
+            mac = self.append(
+                {
+                    "type": "end",
+                    "run": run,
+                    "games": games,
+                    "games_scheduled": games_scheduled,
+                    "last_game": last_id,
+                    "last_game_mac": last_mac,
+                    "finished_at": finished_at,
+                }
+            )
+            return {"games": games, "line": self.lines, "end_mac": mac}
 
     def close(self) -> None:
         with self._lock:
@@ -578,22 +729,13 @@ class Journal:
                 self._file = None
 
 
-def _last_mac(path: pathlib.Path) -> str:
-    """The MAC of a journal's last line, which the next line chains to ("" when empty)."""
-    last = b""
-    if path.exists():
-        with open(path, "rb") as handle:
-            for line in handle:
-                if line.strip():
-                    last = line
-    if not last:
-        return ""
-    mac = seal.line_mac(last)
-    if mac is None:
-        raise JournalError(
-            f"{path}: the last line has no MAC: not a journal this referee can continue"
-        )
-    return mac
+def _entry_of(line: bytes) -> dict[str, Any] | None:
+    """A journal line's entry, or None when it is not a JSON object (left to the readers)."""
+    try:
+        entry = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return entry if isinstance(entry, dict) else None
 
 
 def _repair_tail(path: pathlib.Path) -> None:
@@ -627,6 +769,102 @@ def journal_entry(
     return entry
 
 
+class JournalEnd:
+    """What a journal says of its own end, gathered line by line as it is read.
+
+    A journal made by this referee promises, in its first line and every
+    ``run`` line (``sealed_end``, sealed like every line), that it is closed
+    with an ``end`` entry once the tournament is finished, and that
+    ``tournament.json`` is sealed (``state_mac``) and records that end
+    (``finished``). Removing lines from the end of the journal keeps the
+    chain of MACs whole, so that alone cannot tell a cut journal from an
+    unfinished one: the end that ``tournament.json`` records can
+    (:func:`end_problems`).
+    """
+
+    def __init__(self) -> None:
+        #: A line (authenticated, when read with the key) promised the sealed end.
+        self.promised = False
+        self.promised_at = 0
+        #: Game entries, the number of the last line read, and the type of the last entry.
+        self.games = 0
+        self.last_line = 0
+        self.last_type = ""
+        #: The MAC of each ``end`` line: (line number, its ``games``).
+        self.ends: dict[str, tuple[int, int]] = {}
+        self.problems: list[tuple[int, str]] = []
+
+    def add(self, number: int, entry: Mapping[str, Any], mac: str | None) -> None:
+        """One line read (``mac``: its MAC, None when it has none)."""
+        kind = entry.get("type")
+        self.last_line, self.last_type = number, str(kind)
+        if entry.get("sealed_end") is True and kind in ("journal", "run") and not self.promised:
+            self.promised, self.promised_at = True, number
+        if kind == "game":
+            self.games += 1
+        elif kind == "end":
+            if entry.get("games") != self.games:
+                self.problems.append(
+                    (
+                        number,
+                        f"the end entry counts {entry.get('games')} games, but "
+                        f"{self.games} come before it",
+                    )
+                )
+            if mac is not None:
+                self.ends[mac] = (number, self.games)
+
+
+def end_problems(
+    end: JournalEnd, state: TournamentState | None, layout: Layout, key: bytes | None
+) -> list[tuple[pathlib.Path, int, str]]:
+    """``(file, line, problem)`` for a journal cut short at its end, or a state not sealed.
+
+    ``end`` has read the whole journal. Caught: the end entry that
+    ``tournament.json`` records as the tournament's finish is not in the
+    journal (its last lines, the end entry among them, were removed, or the
+    journal was put back to an older copy); an end entry whose count of games
+    is wrong; and, with the key, a ``tournament.json`` that the journal says
+    is sealed but is missing, unsealed or changed (so that its ``finished``
+    cannot be taken out). Not caught: a folder put back as a whole to the
+    files it held earlier (its journal, and its ``tournament.json`` copied at
+    that time), since those files were once the referee's own.
+    """
+    problems = [(layout.journal, line, text) for line, text in end.problems]
+    if state is None:
+        if end.promised:
+            problems.append(
+                (
+                    layout.state,
+                    0,
+                    f"missing, though the journal ({layout.journal}:"
+                    f"{end.promised_at}) says the referee keeps it: it was removed",
+                )
+            )
+        return problems
+    if key is not None and (end.promised or state.state_mac is not None):
+        problem = state.seal_problem(key)
+        if problem:
+            where = (
+                f" ({layout.journal}:{end.promised_at} says it is sealed)" if end.promised else ""
+            )
+            problems.append((layout.state, 0, f"{problem}{where}"))
+            return problems  # its finished cannot be trusted either way
+    finished = state.finished
+    if finished is not None and finished["end_mac"] not in end.ends:
+        problems.append(
+            (
+                layout.journal,
+                0,
+                f"cut short: {layout.state.name} records that the tournament finished with "
+                f"{finished['games']} games (its end entry at line {finished['line']}), but the "
+                f"journal ends at line {end.last_line} with {end.games} games: its last lines "
+                "were removed",
+            )
+        )
+    return problems
+
+
 def authenticated_journal(
     layout: Layout, state: TournamentState, key: bytes
 ) -> Iterator[dict[str, Any]]:
@@ -634,8 +872,10 @@ def authenticated_journal(
 
     Checked: every line's MAC (chained, so lines removed, inserted or moved
     are caught too); every game entry's ``log_mac`` against its log's bytes
-    (a missing log is left to the caller); and ``tournament.json``'s facts
-    against those sealed in every ``run`` entry. The first failure raises
+    (a missing log is left to the caller); ``tournament.json``'s facts
+    against those sealed in every ``run`` entry; and, once the last line is
+    read, the journal's end (:func:`end_problems`: not cut short, and
+    ``tournament.json`` sealed). The first failure raises
     :class:`JournalError` naming the file and line.
     """
     if state.key_id is not None and state.key_id != seal.key_id(key):
@@ -645,7 +885,9 @@ def authenticated_journal(
         )
     facts = state.sealed_facts()
     journal = layout.journal
-    for number, entry in _journal_lines(journal, key):
+    end = JournalEnd()
+    for number, entry, mac in _journal_lines(journal, key):
+        end.add(number, entry, mac)
         if entry["type"] == "run":
             for name, value in facts.items():
                 if name in entry and entry[name] != value:
@@ -665,6 +907,42 @@ def authenticated_journal(
                         "another tournament"
                     )
         yield entry
+    _raise_first(end_problems(end, state, layout, key))
+
+
+def _unauthenticated_journal(layout: Layout, state: TournamentState) -> Iterator[dict[str, Any]]:
+    """The journal's entries as they are (no key), and still refused when cut short at its end."""
+    end = JournalEnd()
+    for number, entry, mac in _journal_lines(layout.journal, None):
+        end.add(number, entry, mac)
+        yield entry
+    _raise_first(end_problems(end, state, layout, None))
+
+
+def check_journal_end(layout: Layout, state: TournamentState, key: bytes) -> None:
+    """Read the whole journal with ``key`` and refuse one cut short (:func:`end_problems`).
+
+    The runner calls it before it resumes a folder, so that a cut journal's
+    missing games are not played again, and a changed ``tournament.json`` is
+    not sealed anew. Raises :class:`JournalError` naming the file and line.
+    """
+    end = JournalEnd()
+    for number, entry, mac in _journal_lines(layout.journal, key):
+        end.add(number, entry, mac)
+    problems = end_problems(end, state, layout, key)
+    if problems:
+        path, line, text = problems[0]
+        where = f"{path}:{line}" if line else str(path)
+        raise JournalError(
+            f"{where}: {text}; the tournament is not resumed (its results are not the "
+            "referee's as written)"
+        )
+
+
+def _raise_first(problems: list[tuple[pathlib.Path, int, str]]) -> None:
+    if problems:
+        path, line, text = problems[0]
+        raise JournalError(f"{path}:{line}: {text}" if line else f"{path}: {text}")
 
 
 def open_journal(
@@ -675,7 +953,7 @@ def open_journal(
     if not layout.state.exists():
         raise TournamentError(f"{root}: not a tournament output folder (no {layout.state.name})")
     state = TournamentState.load(layout.state)
-    entries: Iterator[dict[str, Any]] = read_journal(layout.journal)
+    entries: Iterator[dict[str, Any]] = _unauthenticated_journal(layout, state)
     if authenticate:
         if key is None:
             try:

@@ -545,6 +545,10 @@ class GauntletTournament(Tournament):
                 self.echo(f"\nSPRT decided ({self.tracker.line()}); finishing the games in flight")
         return ok
 
+    def _complete(self) -> bool:
+        """Finished once every test has decided (the journal is closed then), or all is played."""
+        return self.tracker.decided or super()._complete()
+
     def _start_bots(self, todo: Sequence[ScheduledGame], broken: Mapping[str, str]) -> None:
         if not self.tracker.decided:
             super()._start_bots(todo, broken)

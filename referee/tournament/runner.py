@@ -19,7 +19,11 @@ A run goes:
    to ``journal.jsonl`` (sealed, written and fsynced after the game's log is
    closed and synced), so a kill at any moment loses at most the games in
    flight, which the next run replays;
-6. stop every bot and write the standings.
+6. once every game is in the journal (a gauntlet: once its tests have
+   decided), close the journal with a sealed ``end`` entry and record it in
+   ``tournament.json`` (sealed too), so that a journal cut short at its end
+   is caught (:class:`~referee.tournament.folder.JournalEnd`);
+7. stop every bot and write the standings.
 
 Ctrl-C or SIGTERM stops scheduling, gives the games in flight a moment to
 finish (those that do are journaled), stops the bots, and returns a result
@@ -51,6 +55,7 @@ from referee import sandbox as supervisor
 from referee.bots import BotSpec, BuildResult, build_bots, spec_folder
 from referee.config import TournamentConfig
 from referee.match import GameRecord, GameSpec
+from referee.players.launcher import cpu_warning
 from referee.standings import Standings, render
 from referee.tournament.executors import (
     GameExecutor,
@@ -65,6 +70,7 @@ from referee.tournament.folder import (
     Layout,
     TournamentError,
     TournamentState,
+    check_journal_end,
     journal_entry,
     load_standings,
     read_journal,
@@ -204,8 +210,10 @@ class Tournament:
                 if state.config_hash != digest:
                     raise TournamentError(_changed_message(root, state, config))
                 self._key = self._resume_key(state, given)
+                # Before the state is saved (and sealed) again: a cut journal is not resumed.
+                check_journal_end(self.layout, state, self._key)
                 state.ranking = config.ranking
-                state.save(self.layout.state)
+                state.save(self.layout.state, key=self._key)
                 return state
         root.mkdir(parents=True, exist_ok=True)
         self._key = self._new_key(given)
@@ -221,7 +229,7 @@ class Tournament:
         )
         with contextlib.suppress(OSError):
             self.layout.config.write_bytes(config.path.read_bytes())
-        state.save(self.layout.state)
+        state.save(self.layout.state, key=self._key)
         return state
 
     def _given_key(self) -> bytes | None:
@@ -313,7 +321,8 @@ class Tournament:
             parallel=parallel,
             timeout_s=self.config.build.timeout_s,
             sandbox=self.config.sandbox,
-            disk_bytes=self.config.limits.disk_bytes,
+            limits=self.config.build.limits,
+            credentials=self.config.build.credentials,
             hidden=self._hidden(),
             on_built=built,
             registries=self.config.build.registries,
@@ -388,7 +397,13 @@ class Tournament:
             lifetime=config.bot_lifetime,
             parent=os.getpid(),
             registries=config.build.registries,
+            build=config.build,
+            shared=self._shared_processes(),
         )
+
+    def _shared_processes(self) -> bool:
+        """True when one bot process serves several games at once (it cannot be frozen)."""
+        return self.config.bot_processes == "shared" and self.concurrency > 1
 
     def _make_executor(
         self, todo: Sequence[ScheduledGame], broken: Mapping[str, str]
@@ -603,10 +618,10 @@ class Tournament:
         participants, broken = self._participants(state)
         schedule = self._schedule(participants, state.seed)
         self._scheduled = state.games_scheduled = len(schedule)
-        state.save(self.layout.state)
+        state.save(self.layout.state, key=self._key)
         self.progress.start(len(schedule))
         done = self._journaled(schedule)
-        self._journal = Journal(self.layout.journal, self._key)
+        self._journal = Journal(self.layout.journal, self._key, promise_end=True)
         self._journal.append(
             {
                 "type": "run",
@@ -616,11 +631,14 @@ class Tournament:
                 "concurrency": self.concurrency,
                 "games_left": len(schedule) - len(done),
                 **state.sealed_facts(),
+                "sealed_end": True,
             }
         )
-        if warning:
-            self._journal.append({"type": "warning", "run": self.run_number, "message": warning})
-            self.echo(f"warning: {warning}")
+        launched = any(s.command for s in self.config.bots)
+        cpu = cpu_warning(self.config.limits, shared=self._shared_processes()) if launched else ""
+        for message in (m for m in (warning, cpu) if m):
+            self._journal.append({"type": "warning", "run": self.run_number, "message": message})
+            self.echo(f"warning: {message}")
         unsandboxed = self.config.unsandboxed
         if unsandboxed:
             self.echo(f"not sandboxed (sandbox: none): {', '.join(unsandboxed)}")
@@ -638,6 +656,8 @@ class Tournament:
         if self._executor is not None:
             self._executor.close()
         interrupted = self.stop.is_set()
+        if not interrupted and self._complete():
+            self._close_journal(state)
         standings = None if interrupted else self._write_standings(state)
         return RunResult(
             out_dir=self.layout.root,
@@ -649,6 +669,19 @@ class Tournament:
             standings=standings,
             lingering=not finished,
         )
+
+    def _complete(self) -> bool:
+        """Whether the tournament is finished: every scheduled game is in the journal."""
+        return self.progress.done >= self._scheduled
+
+    def _close_journal(self, state: TournamentState) -> None:
+        """The sealed ``end`` entry, then ``tournament.json`` recording it (in that order, so
+        that a kill between the two leaves a closed journal and a state that says less)."""
+        assert self._journal is not None
+        state.finished = self._journal.append_end(
+            run=self.run_number, games_scheduled=state.games_scheduled, finished_at=_now()
+        )
+        state.save(self.layout.state, key=self._key)
 
     def _describe(self, schedule: Schedule, left: int, seed: int) -> None:
         s, k = self.config.schedule, self.config.table_size

@@ -68,9 +68,14 @@ def test_a_tournament_of_builtins(builtin_config: pathlib.Path) -> None:
         "type": "journal",
         "format": "hearts-referee/journal",
         "version": 1,
+        "sealed_end": True,
         "mac": entries[0]["mac"],
     }
     assert all(len(e["mac"]) == 64 for e in entries)
+    # Closed: the end entry counts the games, and tournament.json records it (sealed).
+    assert entries[-1]["type"] == "end" and entries[-1]["games"] == 20
+    assert state.finished == {"games": 20, "line": len(entries), "end_mac": entries[-1]["mac"]}
+    assert state.seal_problem(key) is None
     # bot_processes defaults to per_worker: every worker starts its own copy of each bot.
     started = [e for e in entries if e["type"] == "bot" and e["status"] == "started"]
     assert sorted((e["bot"], e["worker"]) for e in started) == sorted(
@@ -88,6 +93,10 @@ def test_resume_plays_only_what_the_journal_lacks(builtin_config: pathlib.Path) 
     kept = lines[: game_lines[7]]
     # A crash mid-write leaves a torn last line; the log of a dropped game stays behind.
     journal.write_text("".join(kept) + lines[game_lines[7]][:40])
+    # ... and tournament.json as it was while the games were played (not finished yet).
+    state = TournamentState.load(out / "tournament.json")
+    state.finished = None
+    state.save(out / "tournament.json", key=load_key(out / "key"))
     again, _ = run(builtin_config)
     assert again.games_played == 20 - 7 and again.complete
     assert journal_games(journal) == complete
