@@ -31,6 +31,7 @@ def cli(verbose: int) -> None:
 
 def _register() -> None:
     from referee.cli import match
+    from referee.cli.analyze import analyze
     from referee.cli.check_bot import check_bot
     from referee.cli.gauntlet import gauntlet
     from referee.cli.new_bot import new_bot_command
@@ -50,6 +51,7 @@ def _register() -> None:
     cli.add_command(standings)
     cli.add_command(replay)
     cli.add_command(verify)
+    cli.add_command(analyze)
     cli.add_command(serve)
     cli.add_command(new_bot_command)
     cli.add_command(proto)
