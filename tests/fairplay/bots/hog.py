@@ -8,7 +8,7 @@ Modes (each at the first PlayCard of a process):
 ``tmp``       writes ``--mb`` MiB into its HOME/TMPDIR (a tmpfs too)
 ``orphan``    double-forks a daemon in a new session that holds ``--mb`` MiB
 ``forkbomb``  starts processes until it can't
-``spin``      burns CPU for one second of wall time and prints the CPU time it got
+``spin``      burns CPU for ``--seconds`` of wall time (1) and prints the CPU time it got
 ``none``      nothing
 """
 
@@ -80,9 +80,9 @@ def _forkbomb() -> str:
     return f"{children} children"
 
 
-def _spin() -> str:
+def _spin(seconds: float) -> str:
     start_cpu, start = time.process_time(), time.monotonic()
-    while time.monotonic() - start < 1.0:
+    while time.monotonic() - start < seconds:
         pass
     return f"cpu {time.process_time() - start_cpu:.3f}"
 
@@ -90,8 +90,8 @@ def _spin() -> str:
 class HogBot(Bot):
     name = "hog"
 
-    def __init__(self, mode: str, mb: int) -> None:
-        self.mode, self.mb, self.done = mode, mb, False
+    def __init__(self, mode: str, mb: int, seconds: float = 1.0) -> None:
+        self.mode, self.mb, self.seconds, self.done = mode, mb, seconds, False
 
     def pass_cards(self, request):
         return sorted(request.hand, key=lambda c: (c.suit, c.rank))[: request.count]
@@ -104,7 +104,7 @@ class HogBot(Bot):
                 "tmp": lambda: _write(os.environ.get("TMPDIR", "/tmp"), self.mb),
                 "orphan": lambda: _orphan(self.mb),
                 "forkbomb": _forkbomb,
-                "spin": _spin,
+                "spin": lambda: _spin(self.seconds),
                 "none": lambda: "nothing",
             }[self.mode]()
             print(f"hog {self.mode}: {said}", file=sys.stderr, flush=True)
@@ -115,8 +115,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mode", default="none")
     parser.add_argument("--mb", type=int, default=100)
+    parser.add_argument("--seconds", type=float, default=1.0)
     args, rest = parser.parse_known_args()
-    serve(HogBot(args.mode, args.mb), rest)
+    serve(HogBot(args.mode, args.mb, args.seconds), rest)
 
 
 if __name__ == "__main__":
