@@ -1,14 +1,17 @@
 """The strong bot's decisions over gRPC: passes, plays within the clock, the moon question.
 
 The bot is served in process by referee.botkit on port 0 and asked through a
-real channel. Timing assertions are only "answers, and not absurdly late":
-the margins are generous so that a loaded machine does not fail them.
+real channel. No test here measures how fast it is (bench/strong_decisions.py
+does, beside a reference of the same run): the searches' clock logic is tested
+on a fake clock, and the gRPC calls only carry deadlines far beyond their move
+times, so that a hung search fails instead of blocking the suite.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import random
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -22,6 +25,35 @@ from referee.engine import GameState, MoonScoring, Pass, Phase, Play, Rules, car
 from referee.pb.hearts.v1 import hearts_pb2 as pb
 from referee.pb.hearts.v1 import hearts_pb2_grpc as pb_grpc
 from referee.search import pimc as strong_search
+
+
+class FakeClock:
+    """``time.monotonic`` for the search: each reading advances it by ``step`` seconds.
+
+    It keeps every reading, so that a test can tell whether the search read
+    the clock again after it had seen the deadline pass.
+    """
+
+    def __init__(self, step: float) -> None:
+        self.now = 1000.0
+        self.step = step
+        self.readings: list[float] = []
+
+    def monotonic(self) -> float:
+        self.now += self.step
+        self.readings.append(self.now)
+        return self.now
+
+    def readings_past(self, deadline: float) -> int:
+        return sum(1 for t in self.readings if t >= deadline)
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """The searches' clock, faked: only referee.search.pimc's ``time`` is replaced."""
+    fake = FakeClock(step=0.001)
+    monkeypatch.setattr(strong_search, "time", fake)
+    return fake
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +100,7 @@ def test_passes_an_unguarded_queen() -> None:
 
 
 @pytest.mark.parametrize("players", [3, 4, 5, 6, 7])
-def test_searched_pass_is_three_cards_of_the_hand(players: int) -> None:
+def test_searched_pass_is_three_cards_of_the_hand(players: int, clock: FakeClock) -> None:
     from referee.search.sim import Variant
 
     rules = Rules(num_players=players)
@@ -76,18 +108,24 @@ def test_searched_pass_is_three_cards_of_the_hand(players: int) -> None:
     for seed in range(3):
         hand = GameState.new(rules, seed=seed).hands[0]
         stats: dict = {}
-        started = time.monotonic()
+        # Room for a few hundred clock readings: several worlds of every candidate pass.
+        deadline = clock.now + 0.3
         cards = strong_search.search_pass(
-            hand, 3, v, 0, 1, started + 0.03, random.Random(seed), stats=stats
+            hand, 3, v, 0, 1, deadline, random.Random(seed), stats=stats
         )
-        assert time.monotonic() - started < 1.0
         assert len(set(cards)) == 3 and all(hand >> c & 1 for c in cards)
-        assert stats["pass_worlds"] >= 0
+        assert stats["pass_worlds"] >= 2, stats  # searched, not the hand evaluation's pick
+        assert clock.readings_past(deadline) == 1, "read the clock again after the deadline"
     # On a hold hand (nobody passes) or with no time, it is the hand evaluation's pick.
-    assert strong_search.search_pass(hand, 3, v, 0, 0, started + 10) == (
+    stats = {}
+    assert strong_search.search_pass(hand, 3, v, 0, 0, clock.now + 10, stats=stats) == (
         strong_search.choose_pass(hand, 3, v)
     )
-    assert strong_search.search_pass(hand, 3, v, 0, 1, 0.0) == strong_search.choose_pass(hand, 3, v)
+    assert "pass_worlds" not in stats  # nothing searched
+    assert strong_search.search_pass(hand, 3, v, 0, 1, 0.0, stats=stats) == (
+        strong_search.choose_pass(hand, 3, v)
+    )
+    assert stats["pass_worlds"] == 0
 
 
 @pytest.mark.parametrize(
@@ -103,12 +141,10 @@ def test_plays_a_legal_card_within_the_move_time(stub: Any, rules: Rules) -> Non
     for state in positions(rules, seed=rules.num_players):
         view = state.view(state.current)
         request = protocol.play_request("g", view, "d", 50, 0)
-        started = time.monotonic()
-        answer = stub.PlayCard(request, timeout=5)
-        elapsed = time.monotonic() - started
+        # The deadline only stops a runaway search (bench/strong_decisions.py measures it).
+        answer = stub.PlayCard(request, timeout=30)
         card = protocol.card_from_pb(answer.card)
         assert view.legal_moves >> card & 1
-        assert elapsed < 1.0  # aims at ~half of 50 ms; 1 s only catches a runaway search
 
 
 def test_many_requests_at_once_are_answered(stub: Any) -> None:
@@ -118,25 +154,72 @@ def test_many_requests_at_once_are_answered(stub: Any) -> None:
         protocol.play_request(f"g{i}", s.view(s.current), "d", 200, 0) for i, s in enumerate(states)
     ]
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
-        started = time.monotonic()
-        answers = list(pool.map(lambda r: stub.PlayCard(r, timeout=10), requests))
-        elapsed = time.monotonic() - started
+        answers = list(pool.map(lambda r: stub.PlayCard(r, timeout=30), requests))
     for state, answer in zip(states, answers, strict=True):
         assert state.legal_mask() >> protocol.card_from_pb(answer.card) & 1
-    assert elapsed < 2.0  # all eight within ~one move time, not eight
 
 
-def test_search_stops_at_its_deadline() -> None:
+def test_searches_waiting_behind_another_share_the_time_left() -> None:
+    """One search at a time: each gets its deadline's time left divided by those still waiting.
+
+    The first search holds the lock until three more are waiting; each then
+    stops no later than its share, and none past its own deadline.
+    """
+    bot = StrongBot()
+    waiting = threading.Event()
+    stops: list[tuple[float, float, float]] = []  # (asked at, deadline, stop)
+
+    def search_for(deadline: float, asked: float):
+        def search(stop: float) -> float:
+            stops.append((asked, deadline, stop))
+            if len(stops) == 1:  # the first: hold the lock until the others queue behind it
+                assert waiting.wait(30)
+            return stop
+
+        return search
+
+    def ask(seconds: float) -> float:
+        asked = time.monotonic()
+        return bot._searching(asked + seconds, search_for(asked + seconds, asked))
+
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        first = pool.submit(ask, 60.0)
+        while not stops:
+            time.sleep(0.01)
+        rest = [pool.submit(ask, 60.0) for _ in range(3)]
+        while bot._waiting < 3:
+            time.sleep(0.01)
+        waiting.set()
+        for future in [first, *rest]:
+            future.result(timeout=60)
+    assert len(stops) == 4
+    assert all(stop <= deadline for _, deadline, stop in stops)
+    # Searches 2 and 3 started with two and one still behind them: a third and a half of the
+    # 60 s left (plus half the time they waited), well under 36 s.
+    for asked, deadline, stop in stops[1:3]:
+        assert stop - asked < (deadline - asked) * 0.6, (stop - asked, deadline - asked)
+    # The last one had nobody behind it: all the time left to its deadline.
+    asked, deadline, stop = stops[3]
+    assert stop > deadline - 5
+
+
+def test_search_stops_at_its_deadline(clock: FakeClock) -> None:
     state = next(s for s in positions(Rules(), seed=8) if s.trick_number == 1)
     from bot import knowledge
 
     k = knowledge(protocol.play_request("g", state.view(state.current), "d", 50, 0))
+    assert bin(k.legal).count("1") > 1  # a real choice, so it searches
     stats: dict = {}
-    started = time.monotonic()
-    card = strong_search.choose_play(k, started + 0.03, random.Random(1), stats=stats)
-    assert time.monotonic() - started < 1.0
+    deadline = clock.now + 0.2
+    card = strong_search.choose_play(k, deadline, random.Random(1), stats=stats)
     assert state.legal_mask() >> card & 1
-    assert stats.get("decisions", 0) <= 1
+    assert stats["decisions"] == 1 and stats["worlds"] >= 2, stats
+    # It stopped at the first reading past the deadline: one playout late at most.
+    assert clock.readings_past(deadline) == 1
+    # Past the deadline already, it answers without searching (the heuristic's card).
+    stats = {}
+    late = strong_search.choose_play(k, clock.now - 1, random.Random(1), stats=stats)
+    assert state.legal_mask() >> late & 1 and stats == {}
 
 
 def test_time_budget() -> None:
