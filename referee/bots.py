@@ -19,6 +19,9 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import dataclasses
+import fcntl
+import itertools
+import json
 import logging
 import os
 import pathlib
@@ -29,10 +32,10 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from referee import buildnet, bwrap
+from referee import build_settings, buildnet, bwrap
 from referee import sandbox as supervisor
 from referee.manifest import MANIFEST_NAME, ManifestError, load_manifest
 from referee.players import (
@@ -48,7 +51,7 @@ from referee.players import (
 )
 from referee.players.base import Deadline
 from referee.players.launcher import PLACEHOLDERS, command_folder, parent_watch_fd
-from referee.policy import FaultPolicy, Limits, TimeControl
+from referee.policy import BuildLimits, FaultPolicy, Limits, TimeControl
 
 __all__ = [
     "BotPool",
@@ -59,6 +62,7 @@ __all__ = [
     "DeadPlayer",
     "build_bot",
     "build_bots",
+    "build_slot",
     "parse_bot",
     "spec_folder",
 ]
@@ -185,8 +189,76 @@ class BuildResult:
     ok: bool
     seconds: float
     log_path: str
-    #: The last lines of the build output (for messages).
+    #: The last lines of the build output (for messages); its last line is the verdict.
     tail: str
+    #: Why it failed, in one line (a limit, the time, an exit code); "" if it did not.
+    reason: str = ""
+
+
+#: The exit codes of the supervisor when it stopped a build at a limit, and the key of it.
+_BUILD_LIMIT_EXITS = {
+    supervisor.EXIT_MEMORY_LIMIT: ("memory limit", "memory_bytes"),
+    supervisor.EXIT_PROCESS_LIMIT: ("process limit", "processes"),
+    supervisor.EXIT_CPU_LIMIT: ("cpu limit", "cpu_seconds"),
+}
+_build_numbers = itertools.count(1)
+
+
+def _shown_limit(key: str, value: int) -> str:
+    return f"{value >> 20} MiB" if key.endswith("_bytes") else str(value)
+
+
+@contextlib.contextmanager
+def _home_lock(home: pathlib.Path) -> Iterator[None]:
+    """One build at a time in a build home, even across referees (a lock file beside it).
+
+    While the referee prepares a home no process of the build it belongs to
+    runs, so nothing can swap a checked path for a link under it.
+    """
+    with open(home.parent / f"{home.name}.lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def build_slot(lock_dir: str | os.PathLike[str], jobs: int) -> Iterator[int]:
+    """One of ``jobs`` build slots shared by every process using ``lock_dir``; waits for one.
+
+    The actors of a Ray node build in processes of their own: the slots, lock
+    files, keep them to ``build.parallel`` builds at once on the node.
+    """
+    folder = pathlib.Path(lock_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    while True:
+        for slot in range(max(1, jobs)):
+            handle = open(folder / f"build-slot-{slot}.lock", "a")  # noqa: SIM115 (held below)
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                handle.close()
+                continue
+            try:
+                yield slot
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+                handle.close()
+            return
+        time.sleep(0.2)
+
+
+def _remove_build_cgroup(name: str) -> None:
+    """Kill what is left in a build's cgroup and remove it (its supervisor was killed)."""
+    found = supervisor.Cgroup.parents()
+    if not name or found is None:
+        return
+    version, parents = found
+    group = supervisor.Cgroup(version, {c: os.path.join(p, name) for c, p in parents.items()})
+    if any(os.path.isdir(f) for f in group.folders.values()):
+        group.kill_all()
+        group.remove()
 
 
 def build_bot(
@@ -195,7 +267,8 @@ def build_bot(
     *,
     timeout_s: float = 1800,
     sandbox: str = "bwrap",
-    disk_bytes: int = 0,
+    limits: BuildLimits | None = None,
+    credentials: Collection[str] = (),
     hidden: Sequence[str | os.PathLike[str]] = (),
     registries: Sequence[str] = buildnet.DEFAULT_REGISTRIES,
 ) -> BuildResult:
@@ -203,12 +276,19 @@ def build_bot(
 
     Sandboxed (the default), the build sees its own folder (writable), the
     toolchains (read-only), a home of its own that keeps package caches
-    between builds (:func:`referee.bwrap.build_home`), a scrubbed environment
-    and a network of its own whose one way out is a proxy to ``registries``
-    (host names, :mod:`referee.buildnet`; it writes its refusals to the log),
-    but no other bot and none of ``hidden`` (the output folder). Every process
-    it started is killed when it ends or times out, and when the referee dies.
+    between builds (:func:`referee.bwrap.build_home`), the user's
+    package-manager settings read-only and without the credentials whose kind
+    is not in ``credentials`` (:mod:`referee.build_settings`), a scrubbed
+    environment and a network of its own whose one way out is a proxy to
+    ``registries`` (host names, :mod:`referee.buildnet`; it writes its
+    refusals to the log), but no other bot and none of ``hidden`` (the output
+    folder). It runs under the supervisor with ``limits`` (memory, processes,
+    CPU share, output, tmpfs; in a cgroup of its own where the machine allows);
+    a build over a limit, or over ``timeout_s``, is stopped and fails with that
+    reason. Every process it started is killed when it ends or times out, and
+    when the referee dies.
     """
+    limits = limits or BuildLimits()
     log_dir = pathlib.Path(log_dir)
     log_dir.mkdir(parents=True, exist_ok=True)
     path = log_dir / f"{spec.name}.build.log"
@@ -218,7 +298,9 @@ def build_bot(
         return BuildResult(spec.name, True, 0.0, str(path), "")
     sandbox = spec.sandbox or sandbox
     folder = spec.folder or spec.cwd or os.getcwd()
-    with open(path, "wb") as out:
+    cgroup = ""
+    reason = ""
+    with open(path, "wb") as out, contextlib.ExitStack() as held:
         out.write(f"$ {spec.build}\n(in {folder}; sandbox: {sandbox})\n".encode())
         out.flush()
         # The build's proxy lives while the build runs; it writes its lines straight to the
@@ -227,6 +309,11 @@ def build_bot(
         try:
             if sandbox == "bwrap":
                 bwrap.check_sandbox()
+                home = bwrap.build_home(spec.name)
+                held.enter_context(_home_lock(home))
+                settings, notes = held.enter_context(
+                    build_settings.prepared_settings(credentials, bwrap.runtime_dir())
+                )
                 proxy = network.enter_context(
                     buildnet.BuildProxy.in_new_folder(
                         buildnet.AllowList.of(registries),
@@ -237,11 +324,17 @@ def build_bot(
                 inner = bwrap.build_command(
                     spec.build,
                     folder=folder,
-                    home=bwrap.build_home(spec.name),
-                    disk_bytes=disk_bytes,
+                    home=home,
+                    disk_bytes=limits.disk_bytes,
                     hidden=hidden,
                     proxy_socket=proxy.path,
+                    settings=settings,
+                    credentials=credentials,
+                    notes=notes,
                 )
+                for note in notes:
+                    out.write(f"referee: {note}\n".encode())
+                out.flush()
             else:
                 inner = ["sh", "-c", spec.build]
             argv = [
@@ -250,9 +343,13 @@ def build_bot(
                 supervisor.__file__,
                 "--parent-fd",
                 str(parent_watch_fd()),
-                "--",
-                *inner,
             ]
+            # Its own cgroup where the machine allows (else the supervisor measures by polling):
+            # memory and processes capped, and a CPU share equal to every other build's.
+            if not supervisor.cgroup_support():
+                cgroup = f"r{os.getpid()}-build{next(_build_numbers)}"
+                argv += ["--cgroup", cgroup]
+            argv += ["--limits", json.dumps(limits.to_dict()), "--", *inner]
             proc = subprocess.Popen(
                 argv,
                 cwd=folder,
@@ -265,43 +362,51 @@ def build_bot(
             try:
                 code = proc.wait(timeout_s)
                 network.close()  # its summary before the verdict, which ends the log
-                ok = code == 0
-                if not ok:
-                    out.write(f"\nbuild failed with exit code {code}\n".encode())
+                if code in _BUILD_LIMIT_EXITS:
+                    what, key = _BUILD_LIMIT_EXITS[code]
+                    value = getattr(limits, key, 0)
+                    reason = f"{what} (build.limits.{key}: {_shown_limit(key, value)})"
+                elif code != 0:
+                    reason = f"exit code {code}"
             except subprocess.TimeoutExpired:
-                ok = False
                 with contextlib.suppress(OSError):
                     os.killpg(proc.pid, signal.SIGKILL)  # the supervisor and the sandbox
                 proc.wait()
                 network.close()
-                out.write(f"\nbuild timed out after {timeout_s:.0f} s\n".encode())
+                reason = f"timed out after {timeout_s:.0f} s (build.timeout_s)"
         except (OSError, bwrap.SandboxUnavailable, ValueError) as error:
-            ok = False
             network.close()
-            out.write(f"\ncannot run the build: {error}\n".encode())
+            reason = f"cannot run the build: {error}"
         finally:
             network.close()
+            _remove_build_cgroup(cgroup)
+        if reason:
+            out.write(f"\nbuild failed: {reason}\n".encode())
     text = path.read_bytes()[-3000:].decode(errors="replace")
     tail = "\n".join(text.rstrip().splitlines()[-15:])
-    return BuildResult(spec.name, ok, round(time.monotonic() - started, 2), str(path), tail)
+    seconds = round(time.monotonic() - started, 2)
+    return BuildResult(spec.name, not reason, seconds, str(path), tail, reason)
 
 
 def build_bots(
     specs: Iterable[BotSpec],
     log_dir: str | os.PathLike[str],
     *,
-    parallel: int = 2,
+    parallel: int | None = None,
     timeout_s: float = 1800,
     sandbox: str = "bwrap",
-    disk_bytes: int = 0,
+    limits: BuildLimits | None = None,
+    credentials: Collection[str] = (),
     hidden: Sequence[str | os.PathLike[str]] = (),
-    on_built: Callable[[list[BotSpec], BuildResult], None] | None = None,
     registries: Sequence[str] = buildnet.DEFAULT_REGISTRIES,
+    on_built: Callable[[list[BotSpec], BuildResult], None] | None = None,
 ) -> dict[str, BuildResult]:
     """Build every bot folder with a build step once (a folder listed twice is built once).
 
-    ``parallel`` builds at a time, each with :func:`build_bot`; ``on_built(specs,
-    result)`` hears of each folder as it finishes. Returns the result by bot name.
+    ``parallel`` builds at a time (None: one per core), each with
+    :func:`build_bot` and the same ``limits`` and ``credentials``;
+    ``on_built(specs, result)`` hears of each folder as it finishes. Returns
+    the result by bot name.
     """
     folders: dict[str | None, list[BotSpec]] = {}
     for spec in specs:
@@ -310,7 +415,8 @@ def build_bots(
     results: dict[str, BuildResult] = {}
     if not folders:
         return results
-    executor = concurrent.futures.ThreadPoolExecutor(parallel, thread_name_prefix="build")
+    jobs = parallel or os.cpu_count() or 1
+    executor = concurrent.futures.ThreadPoolExecutor(jobs, thread_name_prefix="build")
     try:
         futures = {
             executor.submit(
@@ -319,7 +425,8 @@ def build_bots(
                 log_dir,
                 timeout_s=timeout_s,
                 sandbox=sandbox,
-                disk_bytes=disk_bytes,
+                limits=limits,
+                credentials=credentials,
                 hidden=hidden,
                 registries=registries,
             ): group
@@ -369,8 +476,11 @@ class BotPool:
         limits: Limits | None = None,
         sandbox: str = "bwrap",
         hidden: Sequence[str | os.PathLike[str]] = (),
+        shared: bool = False,
     ) -> None:
         self.log_dir = pathlib.Path(log_dir)
+        #: Each launched bot serves several games at once: a CPU quota instead of freezing.
+        self.shared = shared
         #: The sandbox of launched bots whose spec does not choose one.
         self.sandbox = sandbox
         #: Folders no launched bot may see (the output folder).
@@ -435,6 +545,7 @@ class BotPool:
                     sandbox=spec.sandbox or self.sandbox,
                     folder=spec.folder,
                     hidden=[*self.hidden, self.log_dir],
+                    shared=self.shared,
                 )
             except ValueError as error:
                 raise BotFault(FaultKind.START_FAILED, str(error)) from None

@@ -34,15 +34,17 @@ import atexit
 import contextlib
 import functools
 import glob
+import hashlib
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
-from referee import buildnet, buildnet_bridge
+from referee import build_settings, buildnet, buildnet_bridge, safepath
 
 __all__ = [
     "SANDBOX_KINDS",
@@ -86,10 +88,7 @@ _ETC_BUILD_FILES = (
     "ca-certificates",
     "ca-certificates.conf",
     "pki",
-    "pip.conf",
-    "npmrc",
     "maven",
-    "gitconfig",
 )
 # Runtimes that keep configuration in /etc (Debian's OpenJDK links its conf/ there).
 _ETC_GLOBS = ("java-*",)
@@ -124,17 +123,9 @@ _BUILD_ENV = (
     "LANG",
     "TZ",
 )
-# The package managers' per-user settings, copied (never bound) into a build's
-# home so that mirrors and certificates configured for the user still apply.
-_USER_SETTINGS = (
-    ".npmrc",
-    ".gitconfig",
-    ".config/pip",
-    ".config/go/env",
-    ".m2/settings.xml",
-    ".cargo/config.toml",
-    ".cargo/config",
-)
+# The package managers' settings (the user's and /etc's npmrc, pip.conf, gitconfig) are
+# bound read-only into a build, without their credentials unless the config allows them:
+# referee.build_settings says which and how.
 
 
 class SandboxUnavailable(RuntimeError):
@@ -404,28 +395,38 @@ def build_home(name: str) -> pathlib.Path:
     """A build's persistent home (package caches), one per bot name, under the user's cache.
 
     Kept between builds so that a rebuild does not download everything again;
-    one per name, so that a build can only ever poison its own caches.
+    one per name, so that a build can only ever poison its own caches. The
+    build writes it, so the referee never follows a link in it: it is made,
+    and every path of it the referee makes, through :mod:`referee.safepath`.
     """
     base = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
-    home = base / "hearts-referee" / "build-homes" / name
-    home.mkdir(parents=True, exist_ok=True)
-    for setting in _USER_SETTINGS:
-        source = pathlib.Path.home() / setting
-        target = home / setting
-        with contextlib.suppress(OSError):
-            if source.is_dir():
-                shutil.copytree(source, target, dirs_exist_ok=True)
-            elif source.is_file():
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(source, target)
-    return home
+    homes = base / "hearts-referee" / "build-homes"
+    homes.mkdir(parents=True, exist_ok=True)
+    # A bot.yaml's name is free text: one path component, whatever it holds.
+    folder = re.sub(r"[^A-Za-z0-9_.+\-]", "_", name)[:64].lstrip(".") or "_"
+    if folder != name:
+        folder += "-" + hashlib.sha256(name.encode()).hexdigest()[:8]
+    safepath.ensure_folder(homes, folder, replace=False)
+    return homes / folder
 
 
-def build_env(home: pathlib.Path) -> dict[str, str]:
-    """A build's environment: the registries' settings and the toolchains, nothing else."""
+def build_env(
+    home: pathlib.Path,
+    *,
+    credentials: Collection[str] = (),
+    notes: list[str] | None = None,
+) -> dict[str, str]:
+    """A build's environment: the registries' settings and the toolchains, nothing else.
+
+    The package managers' credentials among them (``npm_config__authToken``,
+    ``CARGO_REGISTRIES_X_TOKEN``, a ``PIP_INDEX_URL`` with a password) pass only
+    for the kinds in ``credentials`` (:func:`referee.build_settings.filter_env`);
+    what is left out is added to ``notes``.
+    """
     env = {
         k: v for k, v in os.environ.items() if k in _BUILD_ENV or k.startswith(_BUILD_ENV_PREFIXES)
     }
+    env = build_settings.filter_env(env, credentials, notes=notes)
     env.setdefault("LANG", "C.UTF-8")
     env["HOME"] = str(home)
     env["TMPDIR"] = str(home / "tmp")
@@ -435,6 +436,26 @@ def build_env(home: pathlib.Path) -> dict[str, str]:
         env["RUSTUP_HOME"] = str(rustup)
     env["CARGO_HOME"] = str(home / ".cargo")
     return env
+
+
+def _settings_binds(
+    home: pathlib.Path, settings: Sequence[build_settings.Setting], notes: list[str]
+) -> list[str]:
+    """Read-only binds of the settings files, their mount points in ``home`` made safely.
+
+    The build wrote ``home``: a link it planted where a settings file goes
+    (``.gitconfig -> ../opponent/bot.py``) is removed, never followed, and a
+    plain file made in its place for the bind to cover, so that neither the
+    referee nor bwrap reaches through it.
+    """
+    args: list[str] = []
+    for setting in settings:
+        if os.path.isabs(setting.target):
+            args += ["--ro-bind", str(setting.source), setting.target]
+            continue
+        notes += [f"build home: {n}" for n in safepath.ensure_file(home, setting.target)]
+        args += ["--ro-bind", str(setting.source), str(home / setting.target)]
+    return args
 
 
 def _build_path() -> list[str]:
@@ -472,6 +493,9 @@ def build_command(
     disk_bytes: int,
     hidden: Sequence[str | os.PathLike[str]] = (),
     proxy_socket: str | os.PathLike[str] | None = None,
+    settings: Sequence[build_settings.Setting] = (),
+    credentials: Collection[str] = (),
+    notes: list[str] | None = None,
 ) -> list[str]:
     """The bwrap command line that runs a bot's ``build`` (``sh -c``) in a sandbox.
 
@@ -481,9 +505,15 @@ def build_command(
     of its :class:`referee.buildnet.BuildProxy` (the package registries and
     nothing else), reached through the bridge on its loopback; without one it
     has no network at all.
+
+    ``settings`` are bound read-only (:mod:`referee.build_settings`), the
+    credentials of the environment kept only for the kinds in ``credentials``;
+    ``notes`` hears what was left out, and any link of the build's that the
+    referee removed from ``home`` (which it never follows).
     """
     folder = pathlib.Path(folder).resolve()
-    (home / "tmp").mkdir(parents=True, exist_ok=True)
+    notes = [] if notes is None else notes
+    notes += [f"build home: {n}" for n in safepath.ensure_folder(home, "tmp")]
     runtime = runtime_dir()
     args = [bwrap_binary(), *_namespaces(network=False), *_system_mounts(build=True)]
     args += _private_tmp(disk_bytes)
@@ -496,8 +526,9 @@ def build_command(
             args += ["--ro-bind", str(path), str(path)]
             visible.append(path)
     args += ["--bind", str(home), str(home), "--bind", str(folder), str(folder)]
+    args += _settings_binds(home, settings, notes)
     args += _hide(hidden, visible)
-    env = build_env(home)
+    env = build_env(home, credentials=credentials, notes=notes)
     shell = ["/bin/sh", "-c", command]
     if proxy_socket is not None:
         net_args, env, shell = _build_network(pathlib.Path(proxy_socket), env, shell)

@@ -33,10 +33,11 @@ from typing import Any, TypeVar
 
 from referee import buildnet
 from referee.bots import BotSpec, BotSpecError, parse_bot
+from referee.build_settings import CREDENTIAL_KINDS
 from referee.bwrap import SANDBOX_KINDS
 from referee.engine import MAX_TARGET_SCORE, MoonScoring, Rules, RulesError, TieRule
 from referee.gauntlet_config import GAUNTLET_DEAL_SETS, GauntletConfig, parse_gauntlet
-from referee.policy import FaultPolicy, Limits, TimeControl
+from referee.policy import BuildLimits, FaultPolicy, Limits, TimeControl
 from referee.standings import RANKING_KEYS
 from referee.yamlfile import YamlFileError, load_yaml
 
@@ -86,7 +87,7 @@ _TOP_KEYS = (
 )
 _BOT_KEYS = ("bot", "limits", "sandbox")
 _SCHEDULE_KEYS = ("deal_sets", "duplicate", "all_permutations", "max_tables")
-_BUILD_KEYS = ("parallel", "timeout_s", "registries")
+_BUILD_KEYS = ("parallel", "timeout_s", "registries", "limits", "credentials")
 _EXECUTOR_KEYS = ("kind", "address", "workers")
 #: Where games run: this machine, or a Ray cluster.
 EXECUTOR_KINDS = ("local", "ray")
@@ -145,12 +146,16 @@ class ExecutorConfig:
 class BuildConfig:
     """How bot folders with a build step are built before play."""
 
-    #: Builds run at the same time.
-    parallel: int = 2
+    #: Builds run at the same time (on each machine); the default is one per core.
+    parallel: int = dataclasses.field(default_factory=lambda: os.cpu_count() or 1)
     #: A build taking longer fails.
     timeout_s: float = 1800.0
     #: The hosts a build's network reaches (its proxy's allow-list, :mod:`referee.buildnet`).
     registries: tuple[str, ...] = buildnet.DEFAULT_REGISTRIES
+    #: Each build's memory, processes, CPU share, output and tmpfs (referee/sandbox.py).
+    limits: BuildLimits = dataclasses.field(default_factory=BuildLimits)
+    #: The kinds of credentials a build may see (referee.build_settings.CREDENTIAL_KINDS).
+    credentials: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -528,14 +533,65 @@ def _build(top: _Section) -> BuildConfig:
         return float(value)
 
     return BuildConfig(
-        parallel=section.get("parallel", _int_range(section, 1, 64), 2),
+        parallel=section.get("parallel", _int_range(section, 1, 64), os.cpu_count() or 1),
         timeout_s=section.get("timeout_s", seconds, 1800.0),
         registries=section.get(
             "registries",
             lambda key_path, value: _registries(section, key_path, value),
             buildnet.DEFAULT_REGISTRIES,
         ),
+        limits=_build_limits(section),
+        credentials=section.get(
+            "credentials",
+            lambda key_path, value: _credentials(section, key_path, value),
+            (),
+        ),
     )
+
+
+#: The keys of ``build.limits`` (referee.policy.BuildLimits).
+BUILD_LIMIT_KEYS = tuple(f.name for f in dataclasses.fields(BuildLimits))
+
+
+def _build_limits(build: _Section) -> BuildLimits:
+    """``build.limits``: sizes (``2G``) or integers, each at most its maximum; 0 is no limit."""
+    section = _Section(build.file, build.path("limits"), build.data.get("limits"), BUILD_LIMIT_KEYS)
+
+    def size(key_path: str, value: Any) -> int:
+        number = _size_value(value)
+        top = BuildLimits.maximum(key_path.rsplit(".", 1)[-1])
+        if number is None or not 0 <= number <= top:
+            raise section.error(
+                key_path,
+                f"expected an integer, 0 for no limit (or a size like 2G), at most {top}, "
+                f"got {_show(value)}",
+            )
+        return number
+
+    given = {k: section.get(k, size, -1) for k in BUILD_LIMIT_KEYS}
+    return BuildLimits(**{k: v for k, v in given.items() if v >= 0})
+
+
+def _credentials(section: _Section, key_path: str, value: Any) -> tuple[str, ...]:
+    """``build.credentials``: the kinds of credentials builds may see (none by default)."""
+    if not isinstance(value, list):
+        raise section.error(
+            key_path,
+            f"expected a list of credential kinds ({', '.join(CREDENTIAL_KINDS)}), "
+            f"got {_show(value)}",
+        )
+    out: list[str] = []
+    for i, kind in enumerate(value):
+        if kind not in CREDENTIAL_KINDS:
+            close = difflib.get_close_matches(str(kind), CREDENTIAL_KINDS, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise section.error(
+                f"{key_path}[{i}]",
+                f"expected one of {', '.join(CREDENTIAL_KINDS)}, got {_show(kind)}{hint}",
+            )
+        if kind not in out:
+            out.append(kind)
+    return tuple(out)
 
 
 def _registries(section: _Section, key_path: str, value: Any) -> tuple[str, ...]:

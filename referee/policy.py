@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-__all__ = ["FaultPolicy", "Limits", "TimeControl"]
+__all__ = ["BuildLimits", "FaultPolicy", "Limits", "TimeControl"]
 
 _HOUR_MS = 3600 * 1000
 _TIB = 1024**4
@@ -140,4 +140,37 @@ class Limits(_Settings):
         "address_space_bytes": 128 * _TIB,
         "disk_bytes": _TIB,
         "cpu_percent": 100 * 1024,
+    }
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class BuildLimits(_Settings):
+    """Resource limits of one sandboxed build (``build.limits``), enforced by referee/sandbox.py.
+
+    As a bot's (:class:`Limits`), they count the build and everything it
+    spawns, in a cgroup of its own where the machine allows (which also gives
+    each build an equal share of the CPU whatever its number of processes); a
+    build over a limit is stopped and fails with the limit as its reason. The
+    defaults are well above a bot's: compilers and package managers need
+    more. 0 is no limit.
+    """
+
+    #: Resident memory of the build and its children together (and its tmpfs).
+    memory_bytes: int = 4 * 1024**3
+    #: Processes and threads of the build and its children together.
+    processes: int = 1024
+    #: CPU share as a percentage of one core (cgroup CPU quota); 0 for no cap beyond the
+    #: equal share every build's cgroup gets.
+    cpu_percent: int = 0
+    #: Size of the build's output (its build log).
+    output_bytes: int = 16 * 1024**2
+    #: Size of the build's private /tmp and /dev/shm (tmpfs, counted in its memory).
+    disk_bytes: int = 1024**3
+
+    _maximum = {  # noqa: RUF012
+        "memory_bytes": _TIB,
+        "processes": 4 * 1024**2,
+        "cpu_percent": 100 * 1024,
+        "output_bytes": _TIB,
+        "disk_bytes": _TIB,
     }

@@ -115,7 +115,6 @@ class _Checker:
                 spec,
                 self.out_dir / "builds",
                 sandbox=self.sandbox,
-                disk_bytes=self.limits.disk_bytes,
                 hidden=[self.out_dir],
             )
             if not built.ok:

@@ -73,6 +73,8 @@ class WorkerSettings:
     parent: int
     #: The hosts a build's network reaches (``build.registries``): a Ray node builds too.
     registries: tuple[str, ...] = buildnet.DEFAULT_REGISTRIES
+    #: How a Ray node builds: limits, credentials, builds at once (``build``, a BuildConfig).
+    build: Any = None
 
     def pool(self, log_dir: pathlib.Path) -> BotPool:
         return BotPool(

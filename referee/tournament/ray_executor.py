@@ -45,9 +45,9 @@ from typing import Any
 import ray
 import ray.exceptions
 
-from referee import __version__, bwrap
-from referee.bots import BotSpec, BotSupply, build_bot
-from referee.config import ExecutorConfig
+from referee import __version__, bwrap, safepath
+from referee.bots import BotSpec, BotSupply, build_bot, build_slot
+from referee.config import BuildConfig, ExecutorConfig
 from referee.gamelog import store_log
 from referee.match import GameRecord, GameSpec, play_game
 from referee.tournament.executors import BotEvent, GameExecutor, Stopped, WorkerSettings
@@ -89,7 +89,10 @@ def stage_bot_folders(specs: dict[str, BotSpec], stage: pathlib.Path) -> dict[st
             relative = f"{STAGED}/{_safe_name(name)}"
             ignore = STAGE_IGNORE + (BUILD_OUTPUTS if spec.build else ())
             shutil.copytree(
-                source, stage / relative, ignore=shutil.ignore_patterns(*ignore), symlinks=True
+                source,
+                stage / relative,
+                ignore=_without_links_out(source, shutil.ignore_patterns(*ignore), name),
+                symlinks=True,
             )
             by_folder[str(source)] = relative
         cwd = relative
@@ -98,6 +101,39 @@ def stage_bot_folders(specs: dict[str, BotSpec], stage: pathlib.Path) -> dict[st
             cwd = f"{relative}/{inner.as_posix()}"
         staged[name] = dataclasses.replace(spec, folder=relative, cwd=cwd)
     return staged
+
+
+def _without_links_out(
+    source: pathlib.Path, ignore: Callable[[str, list[str]], set[str]], bot: str
+) -> Callable[[str, list[str]], set[str]]:
+    """``ignore`` for copytree, which also leaves out every link but one to a file of the folder.
+
+    Ray packs the working directory following links: a link in a bot folder
+    (``key -> ~/.ssh/id_ed25519``, ``all -> /``) would carry what it points to
+    onto every node, into the bot's folder. A link to a file inside the folder
+    is harmless (Ray copies that file); any other is left out, as a bot
+    sandboxed here could not have followed it either, and logged.
+    """
+    root = source.resolve()
+
+    def links_out(folder: str, names: list[str]) -> set[str]:
+        skipped = set(ignore(folder, names))
+        for name in names:
+            path = pathlib.Path(folder, name)
+            if name in skipped or not path.is_symlink():
+                continue
+            target = path.resolve()
+            if not (target.is_file() and root in target.parents):
+                log.warning(
+                    "bot %s: the link %s (to %s) is left out of the staged folder",
+                    bot,
+                    path.relative_to(source),
+                    os.readlink(path),
+                )
+                skipped.add(name)
+        return skipped
+
+    return links_out
 
 
 def _safe_name(name: str) -> str:
@@ -142,7 +178,9 @@ def _node_copy(here: pathlib.Path, root: pathlib.Path) -> pathlib.Path:
     target = root / "stage"
     with _folder_lock(target, root / "locks") as marker:
         if not marker.exists():
-            shutil.rmtree(target, ignore_errors=True)
+            # (The builds write this copy: removed without following any link they made.)
+            with contextlib.suppress(OSError):
+                safepath.remove(target)
             shutil.copytree(here, target, symlinks=True)
             marker.write_text("copied\n")
     return target
@@ -217,15 +255,20 @@ class _GameWorker:
                     if marker.exists():
                         done[spec.folder] = tuple(json.loads(marker.read_text()))  # type: ignore[assignment]
                     else:
-                        result = build_bot(
-                            spec,
-                            root / "builds",
-                            timeout_s=timeout_s,
-                            sandbox=settings.sandbox,
-                            disk_bytes=getattr(settings.limits, "disk_bytes", 0),
-                            hidden=settings.hidden,
-                            registries=settings.registries,
-                        )
+                        build = settings.build or BuildConfig()
+                        # The node's actors build in processes of their own: slots shared
+                        # through lock files keep them to build.parallel at once.
+                        with build_slot(root / "locks", build.parallel):
+                            result = build_bot(
+                                spec,
+                                root / "builds",
+                                timeout_s=timeout_s,
+                                sandbox=settings.sandbox,
+                                limits=build.limits,
+                                credentials=build.credentials,
+                                hidden=settings.hidden,
+                                registries=settings.registries,
+                            )
                         last = (result.tail.strip().splitlines()[-1:] or [""])[0][:200]
                         done[spec.folder] = (
                             result.ok,
@@ -579,7 +622,8 @@ class RayExecutor(GameExecutor):
                 ray.shutdown()
             self._started_ray = False
         if self._stage is not None:
-            shutil.rmtree(self._stage, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                safepath.remove(self._stage)
             self._stage = None
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import pathlib
 
 import pytest
@@ -10,7 +11,7 @@ from click.testing import CliRunner
 from referee.cli import cli
 from referee.config import ConfigError, load_config
 from referee.engine import MoonScoring, TieRule
-from referee.policy import Limits
+from referee.policy import BuildLimits, Limits
 
 from .conftest import SAMPLE_HEURISTIC, write_config
 
@@ -107,6 +108,25 @@ BAD_CONFIGS = [
         "name: expected a name of letters, digits or _.+-, got 'my tournament'",
     ),
     (FOUR + "build: {parallel: 0}", "build.parallel: expected an integer 1 to 64, got 0"),
+    (
+        FOUR + "build: {limits: {memory: 2G}}",
+        "build.limits.memory: unknown key; did you mean 'memory_bytes'?",
+    ),
+    (
+        FOUR + "build: {limits: {processes: -1}}",
+        "build.limits.processes: expected an integer, 0 for no limit (or a size like 2G), "
+        "at most 4194304, got -1",
+    ),
+    (
+        FOUR + "build: {credentials: [npm, crates]}",
+        "build.credentials[1]: expected one of npm, pip, cargo, maven, go, git, netrc, "
+        "got 'crates'",
+    ),
+    (
+        FOUR + "build: {credentials: npm}",
+        "build.credentials: expected a list of credential kinds "
+        "(npm, pip, cargo, maven, go, git, netrc), got 'npm'",
+    ),
     (
         FOUR + "build: {timeout_s: -5}",
         "build.timeout_s: expected a number of seconds above 0, at most 86400, got -5",
@@ -216,7 +236,10 @@ def test_defaults(tmp_path: pathlib.Path) -> None:
     assert config.bot_processes == "per_worker"
     assert config.ranking == "points"
     assert config.output == pathlib.Path("runs") / "t"
-    assert config.build.parallel == 2
+    # One build per core by default; no credentials; limits above a bot's.
+    assert config.build.parallel == (os.cpu_count() or 1)
+    assert config.build.credentials == () and config.build.limits == BuildLimits()
+    assert config.build.limits.memory_bytes > config.limits.memory_bytes
     assert config.limits == Limits()
 
 
@@ -247,7 +270,8 @@ def test_every_key(tmp_path: pathlib.Path) -> None:
         limits: {{open_files: 64, processes: 32, output_bytes: 1M, address_space_bytes: 0}}
         bot_processes: per_table
         concurrency: 4
-        build: {{parallel: 3, timeout_s: 60}}
+        build: {{parallel: 3, timeout_s: 60, credentials: [npm, cargo, npm],
+                 limits: {{memory_bytes: 3G, processes: 300}}}}
         output: results/cup
         ranking: ordinal
         """,
@@ -272,6 +296,8 @@ def test_every_key(tmp_path: pathlib.Path) -> None:
     assert config.fault_policy.max_message_bytes == 4096
     assert config.bot_processes == "per_table" and config.concurrency == 4
     assert config.build.parallel == 3 and config.build.timeout_s == 60.0
+    assert config.build.limits == BuildLimits(memory_bytes=3 * 1024**3, processes=300)
+    assert config.build.credentials == ("npm", "cargo")
     assert config.output == tmp_path / "results" / "cup"
     assert config.ranking == "ordinal"
 
