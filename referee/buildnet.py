@@ -20,7 +20,8 @@ request through only when (:func:`decide`):
   address it checked) to at least one address outside this host and its local
   networks (:data:`INSIDE`): never loopback, private, link-local, shared
   (CGNAT), multicast, reserved or unspecified, nor an IPv6 address that embeds
-  one (IPv4-mapped, 6to4, NAT64, Teredo).
+  one (IPv4-mapped, 6to4, NAT64, Teredo), nor any address of this machine's
+  own interfaces (:func:`is_this_host`).
 
 Every refusal is written to the build's log (so its author sees why), and
 the build's tool gets ``403 Forbidden`` with the same reason.
@@ -33,6 +34,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
+import errno
 import ipaddress
 import os
 import pathlib
@@ -52,6 +54,7 @@ __all__ = [
     "decide",
     "host_problem",
     "is_outside",
+    "is_this_host",
     "proxy_env",
 ]
 
@@ -95,6 +98,8 @@ MAX_LOGGED_REFUSALS = 50
 
 #: ``resolve(host, port)``: the host's addresses, as strings (raises OSError when it cannot).
 Resolver = Callable[[str, int], Sequence[str]]
+#: ``connect((address, port), timeout_s)``: a connected socket (:func:`socket.create_connection`).
+Connector = Callable[[tuple[str, int], float], socket.socket]
 
 _LABEL = r"(?!-)[a-z0-9-]{1,63}(?<!-)"
 _HOST_NAME = re.compile(rf"^(\*\.)?{_LABEL}(\.{_LABEL})*$")
@@ -192,6 +197,27 @@ def is_outside(address: str) -> bool:
     return True
 
 
+def is_this_host(address: str) -> bool:
+    """True if ``address`` is one of this machine's own (a socket can be bound to it).
+
+    A service listening on every interface answers on the machine's public
+    address too; an address no interface has cannot be bound
+    (``EADDRNOTAVAIL``). Where the kernel lets anything be bound
+    (``net.ipv4.ip_nonlocal_bind``), every address looks like this host's and
+    the build network refuses everything: it fails closed.
+    """
+    ip = _ip(address)
+    if ip is None:
+        return False
+    family = socket.AF_INET6 if ip.version == 6 else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.bind((str(ip), 0))
+    except OSError as error:
+        return error.errno != errno.EADDRNOTAVAIL
+    return True
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class AllowList:
     """The hosts a build may reach: exact names, and ``*.domain`` for names under a domain."""
@@ -234,7 +260,11 @@ def system_resolver(host: str, port: int) -> list[str]:
 
 
 def decide(
-    host: str, port: int, allow: AllowList, resolve: Resolver = system_resolver
+    host: str,
+    port: int,
+    allow: AllowList,
+    resolve: Resolver = system_resolver,
+    this_host: Callable[[str], bool] = is_this_host,
 ) -> list[str]:
     """The addresses a build's request for ``host:port`` may connect to, or :class:`Refused`.
 
@@ -261,12 +291,12 @@ def decide(
             addresses = list(resolve(host, port))
         except (OSError, UnicodeError) as error:
             raise Refused(f"cannot resolve {host}: {error}") from None
-    outside = [a for a in addresses if is_outside(a)]
+    outside = [a for a in addresses if is_outside(a) and not this_host(a)]
     if not outside:
         shown = ", ".join(addresses[:4]) or "no address"
         raise Refused(
-            f"{host} resolves to {shown}: builds never reach this host's "
-            "loopback or private, link-local or other local addresses"
+            f"{host} resolves to {shown}: builds never reach this machine's own "
+            "addresses, loopback, or private, link-local or other local ones"
         )
     return outside
 
@@ -308,7 +338,8 @@ class BuildProxy:
     ``with BuildProxy(allow, path, log) as proxy:`` listens on ``path`` (its
     folder is bind-mounted into the build's sandbox) until the block ends;
     ``log(line)`` gets one line per refusal (the build's log) and a summary
-    at the end. ``resolve`` is the name resolver (tests give a fake one).
+    at the end. ``resolve`` is the name resolver and ``connect`` makes the
+    connection to a checked address (tests give fake ones).
     """
 
     def __init__(
@@ -318,12 +349,16 @@ class BuildProxy:
         log: Callable[[str], None],
         *,
         resolve: Resolver = system_resolver,
+        connect: Connector = socket.create_connection,
+        this_host: Callable[[str], bool] = is_this_host,
         connect_timeout_s: float = CONNECT_TIMEOUT_S,
     ) -> None:
         self.allow = allow
         self.path = pathlib.Path(path)
         self.log = log
         self.resolve = resolve
+        self.connect = connect
+        self.this_host = this_host
         self.connect_timeout_s = connect_timeout_s
         #: "host:port" -> connections let through; and refused, with the last reason.
         self.passed: collections.Counter[str] = collections.Counter()
@@ -461,14 +496,14 @@ class BuildProxy:
     def _connect(self, host: str, port: int, request: str) -> socket.socket:
         where = f"{_normal(host)}:{port}"
         try:
-            addresses = decide(host, port, self.allow, self.resolve)
+            addresses = decide(host, port, self.allow, self.resolve, self.this_host)
         except Refused as refusal:
             self._note_refusal(where, f"refused {request[:200]!r}: {refusal}")
             raise _Reply("403 Forbidden", f"the build network refused {where}: {refusal}") from None
         failure: OSError | None = None
         for address in addresses:
             try:
-                sock = socket.create_connection((address, port), timeout=self.connect_timeout_s)
+                sock = self.connect((address, port), self.connect_timeout_s)
             except OSError as error:
                 failure = error
                 continue
