@@ -66,8 +66,11 @@ from referee.gamelog import (
 )
 from referee.replay import read_records
 from referee.tournament.folder import (
+    JournalEnd,
     Layout,
     TournamentError,
+    TournamentState,
+    end_problems,
     entry_problem,
     load_standings,
     state_problem,
@@ -771,7 +774,9 @@ def verify_folder(
             "not authenticated (no key): the games follow the rules and the files agree, "
             "but a log and journal rewritten consistently would pass too"
         )
-    everything = _read_journal(journal_path, report, key)
+    end = JournalEnd()
+    everything = _read_journal(journal_path, report, key, end)
+    _check_end(root, state, end, key, report)
     entries = [(line, e) for line, e in everything if _is_game_entry(e)]
     report.journal_entries = len(entries)
     seen: dict[str, int] = {}
@@ -966,13 +971,14 @@ def _verify_game(
 
 
 def _read_journal(
-    path: pathlib.Path, report: FolderReport, key: bytes | None
+    path: pathlib.Path, report: FolderReport, key: bytes | None, end: JournalEnd
 ) -> list[tuple[int, dict[str, Any]]]:
     """The journal's entries (objects); a bad line is a problem (and is skipped).
 
     With ``key`` every line's MAC is checked (:func:`referee.seal.check_line`):
     a line that fails is refused, and the chain goes on from the MAC it carries,
-    so that only the lines changed, or those after a gap, are refused.
+    so that only the lines changed, or those after a gap, are refused. ``end``
+    sees every entry that passed, for :func:`_check_end`.
     """
     if not path.is_file():
         report.problems.append(
@@ -991,6 +997,7 @@ def _read_journal(
                     "tournament does; its game is played again on resume"
                 )
                 break
+            mac = seal.line_mac(raw)
             if key is not None:
                 try:
                     previous = seal.check_line(key, previous, raw)
@@ -1022,8 +1029,41 @@ def _read_journal(
                         )
                     )
                     continue
+                if isinstance(entry.get("type"), str):
+                    end.add(number, entry, mac)
                 entries.append((number, entry))
     return entries
+
+
+def _check_end(
+    root: pathlib.Path,
+    state: dict[str, Any] | None,
+    end: JournalEnd,
+    key: bytes | None,
+    report: FolderReport,
+) -> None:
+    """A finished tournament's journal must end as ``tournament.json`` records it (not cut).
+
+    Left out when the journal or ``tournament.json`` has already failed (a
+    refused line breaks the chain, and the state could not be read), so the
+    report names the first cause, not its echoes.
+    """
+    state_path = root / STATE_NAME
+    if report.problems or (state is None and state_path.exists()):
+        return
+    parsed = TournamentState.from_dict(state) if state is not None else None
+    for path, line, message in end_problems(end, parsed, Layout(root), key):
+        report.problems.append(Discrepancy(path=str(path), line=line, message=message))
+    if parsed is None or not end.promised or parsed.config.get("gauntlet"):
+        return
+    scheduled = parsed.games_scheduled
+    if scheduled and end.games >= scheduled and end.last_type != "end":
+        report.notes.append(
+            f"not closed: every one of the {scheduled} scheduled games is in the journal, but no "
+            "end entry follows them: the referee stopped before it closed the journal (run the "
+            "tournament again to close it), or the end entry was removed and tournament.json "
+            "put back to a copy from before the end"
+        )
 
 
 def _game_id_of(raw: bytes) -> str:
