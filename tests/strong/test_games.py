@@ -78,7 +78,8 @@ def play(
     path: pathlib.Path,
     seed: int,
     time_control: TimeControl = TIME,
-) -> None:
+) -> list[dict]:
+    """One game with the strong bot in ``seat``: no fault, every decision its own; those."""
     n = rules.num_players
     others = [builtin_player("heuristic" if s % 2 else "random") for s in range(n)]
     players = [strong if s == seat else others[s] for s in range(n)]
@@ -99,6 +100,7 @@ def play(
     # The referee's limit is the move time + the bank left + a generous grace.
     limit = time_control.move_time_ms + time_control.time_bank_ms + time_control.grace_ms
     assert all(d["ms"] < limit for d in decisions)
+    return decisions
 
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: f"{r.num_players}p")
@@ -111,7 +113,16 @@ def test_plays_every_variant_without_faults(
 def test_spends_a_time_bank_without_timing_out(strong: Player, tmp_path: pathlib.Path) -> None:
     """With a bank the bot thinks longer than the move time, and never runs out."""
     bank = TimeControl(move_time_ms=50, time_bank_ms=2000, grace_ms=1000)
-    play(strong, Rules(target_score=20), 0, tmp_path / "game.jsonl", seed=23, time_control=bank)
+    decisions = play(
+        strong, Rules(target_score=20), 0, tmp_path / "game.jsonl", seed=23, time_control=bank
+    )
+    # It used the bank: some answers took longer than the move time, paid from the bank...
+    over = [d for d in decisions if d["ms"] > bank.move_time_ms]
+    assert over, [d["ms"] for d in decisions]
+    banks = [d["bank_ms"] for d in decisions if "bank_ms" in d]  # what was left after each
+    assert banks and min(banks) < bank.time_bank_ms, banks
+    # ... and never ran it dry (a dry bank and one more overrun would be a timeout).
+    assert min(banks) > 0, banks
 
 
 def test_referee_match_command(tmp_path: pathlib.Path) -> None:
