@@ -435,6 +435,9 @@ def build_env(
     if rustup.is_dir():
         env["RUSTUP_HOME"] = str(rustup)
     env["CARGO_HOME"] = str(home / ".cargo")
+    # Java takes user.home from the passwd entry (the sandbox's /tmp), not HOME: without
+    # this, Maven's ~/.m2 (its cache and settings) would be the private tmpfs, lost each build.
+    env["MAVEN_OPTS"] = f"-Duser.home={home} {env.get('MAVEN_OPTS', '')}".strip()
     return env
 
 
