@@ -63,7 +63,7 @@
     $("passinfo").textContent =
       t.pass_direction === "hold"
         ? "no passing this hand"
-        : "pass " + t.rules.pass_count + " " + t.pass_direction + " to " + seatName(t.pass_to);
+        : (t.passed ? "passed " : "pass ") + t.rules.pass_count + " " + t.pass_direction + " to " + seatName(t.pass_to);
     drawTrick(t);
     drawHand(t);
     drawActions(t);
@@ -84,6 +84,7 @@
     app.dataset.version = String(t.version);
     app.dataset.phase = t.phase;
     app.dataset.decision = decision ? decision.kind : "";
+    app.dataset.decisionId = decision ? decision.id : "";
     app.dataset.ready = "1";
   }
 
