@@ -105,6 +105,8 @@ class OptionValue:
     loss: float
     #: Standard error of ``loss`` (0 for the best choice and for exact values).
     error: float
+    #: Standard error of ``points`` (0 for exact values).
+    points_error: float = 0.0
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -136,6 +138,13 @@ def decision_rng(settings: Settings, game_seed: object, decision: str) -> random
     return random.Random(f"hearts-referee/analysis:{settings.seed}:{game_seed}:{decision}")
 
 
+def _standard_error(values: list[float]) -> float:
+    """The standard error of the mean of ``values`` (at least two)."""
+    mean = sum(values) / len(values)
+    variance = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
+    return math.sqrt(variance / len(values))
+
+
 def _estimate(
     choices: list[tuple[int, ...]],
     rows: list[list[float]],
@@ -150,16 +159,15 @@ def _estimate(
     best = min(range(len(choices)), key=lambda i: (means[i], i))
     values: dict[tuple[int, ...], OptionValue] = {}
     for i, choice in enumerate(choices):
-        error = 0.0
-        if i != best and not exact and count > 1:
-            diffs = [row[i] - row[best] for row in rows]
-            mean = sum(diffs) / count
-            variance = sum((d - mean) ** 2 for d in diffs) / (count - 1)
-            error = math.sqrt(variance / count)
-        values[choice] = OptionValue(choice, means[i], means[i] - means[best], error)
+        error = spread = 0.0
+        if not exact and count > 1:
+            spread = _standard_error([row[i] for row in rows])
+            if i != best:
+                error = _standard_error([row[i] - row[best] for row in rows])
+        values[choice] = OptionValue(choice, means[i], means[i] - means[best], error, spread)
     for alias, same in (aliases or {}).items():
         v = values[same]
-        values[alias] = OptionValue(alias, v.points, v.loss, v.error)
+        values[alias] = OptionValue(alias, v.points, v.loss, v.error, v.points_error)
     ordered = sorted(values.values(), key=lambda v: (v.points, v.loss, v.cards))
     return Estimate(tuple(ordered), count, exact, cut)
 

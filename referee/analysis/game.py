@@ -106,6 +106,7 @@ def _decision(estimate: Estimate, chosen: tuple[int, ...], **fields: object) -> 
             points=o.points,
             loss=o.loss,
             error=o.error,
+            points_error=o.points_error,
         )
         for o in estimate.options
     )

@@ -90,11 +90,14 @@ class Option:
     points: float | None
     loss: float
     error: float
+    #: Standard error of ``points``.
+    points_error: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         return {
             "cards": _cards(self.cards),
             "points": _number(self.points),
+            "points_error": _number(self.points_error),
             "loss": _number(self.loss),
             "error": _number(self.error),
         }
@@ -106,6 +109,7 @@ class Option:
             points=None if data["points"] is None else float(data["points"]),
             loss=float(data["loss"]),
             error=float(data["error"]),
+            points_error=float(data["points_error"] or 0.0),
         )
 
 
