@@ -10,6 +10,7 @@ folder (``serve-screenshots*``; the path is printed, ``pytest -s`` shows it).
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import signal
@@ -75,9 +76,15 @@ def _gauntlet(root: pathlib.Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def runs(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
+    """The folder the server serves: a synthetic tournament and a gauntlet under it."""
+    return tmp_path_factory.mktemp("served") / "runs"
+
+
+@pytest.fixture(scope="module")
+def served(runs: pathlib.Path) -> Iterator[str]:
     """A server (in this process, on a free port) over a synthetic tournament and a gauntlet."""
-    root = tmp_path_factory.mktemp("served") / "runs"
+    root = runs
     synthesize(root / "league", games=96, seed=11, name="league", bots=tuple(
         f"bot-{c}" for c in "abcdefgh"
     ))  # fmt: skip
@@ -114,7 +121,9 @@ def _painted(page: Page, canvas: str) -> int:
     return int(page.evaluate(f"document.getElementById('{canvas}').dataset.painted || 0"))
 
 
-def test_charts_are_drawn(browser: Browser, served: str, shots: pathlib.Path) -> None:
+def test_charts_are_drawn(
+    browser: Browser, served: str, runs: pathlib.Path, shots: pathlib.Path
+) -> None:
     page = _open(browser, served + "/")
     rows = page.evaluate(
         "[...document.querySelectorAll('#tournaments tbody tr')].map(r => r.dataset.id)"
@@ -148,11 +157,16 @@ def test_charts_are_drawn(browser: Browser, served: str, shots: pathlib.Path) ->
     page.wait_for("document.getElementById('llr-chart').dataset.painted")
     assert _painted(page, "llr-chart") > 2000
     assert int(page.evaluate("document.getElementById('llr-chart').dataset.points")) >= 4
-    assert page.evaluate("document.querySelector('#llr tbody tr td:last-child').textContent") in (
-        "H1",
-        "H0",
-        "none yet",
+    # The SPRT's decision as the gauntlet itself reported it (its random key decides which).
+    report = json.loads((runs / "gauntlet" / "gauntlet.json").read_text())
+    (result,) = report["results"]
+    expected = {"H1": "H1", "H0": "H0", "none": "none yet"}[result["decision"]]
+    row = page.evaluate(
+        "[...document.querySelectorAll('#llr tbody tr')].map(r => r.textContent ? "
+        "[r.cells[0].textContent, r.cells[r.cells.length - 1].textContent] : null)"
     )
+    assert len(row) == 1 and row[0][0].split()[-1] == result["baseline"], (row, result)
+    assert row[0][1] == expected, (row, result)
     page.screenshot(shots / "5-gauntlet.png")
     assert page.errors() == []
 
