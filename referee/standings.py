@@ -16,7 +16,12 @@ Per bot:
 - an OpenSkill Plackett-Luce rating (``mu``, ``sigma`` and the conservative
   ``ordinal`` = mu - 3 sigma), rating each game by its placements, games taken
   in schedule order so that the rating does not depend on which game finished
-  first.
+  first;
+- ``rank_ci95``: a 95% interval of the bot's rank, bootstrapped over the
+  duplicate sets (:mod:`referee.ranks`) on the ranking's own measure, and
+  ``rank_tied_with``: the bots whose rank intervals overlap its own (their
+  ranks cannot be told apart). Not computed for the ``ordinal`` ranking (a
+  rating of the games in order, not a mean over sets).
 
 The ranking key (``ranking``) is one of :data:`RANKING_KEYS`; the default,
 ``points``, ranks by average points per hand (lower is better; ties broken by
@@ -47,6 +52,7 @@ from typing import Any
 from openskill.models import PlackettLuce
 from tabulate import tabulate
 
+from referee.ranks import overlapping, rank_intervals
 from referee.safetext import shown_name, shown_text
 
 __all__ = [
@@ -72,6 +78,8 @@ FORMATS = ("table", "markdown", "csv", "json", "h2h-csv")
 #: The most bots whose head to head the table and markdown show (by rank): at 12 a line
 #: is about 150 characters; the whole matrix is in the json and h2h-csv formats.
 H2H_SHOWN = 12
+#: The table's mark of a rank that cannot be told apart from another bot's.
+TIED_MARK = "\u2248"
 
 #: Bot statuses: played normally, never started (stood in), or left out after a failed build.
 OK, DID_NOT_START, BUILD_FAILED = "ok", "did_not_start", "build_failed"
@@ -145,6 +153,11 @@ class BotStanding:
     sigma: float = 0.0
     ordinal: float = 0.0
     ms_per_decision: float | None = None
+    #: 95% interval of the rank, bootstrapped over the duplicate sets (None: not ranked
+    #: on a measure of its sets: no games, a status other than ok, or the ordinal ranking).
+    rank_ci95: tuple[int, int] | None = None
+    #: The bots whose rank interval overlaps this one's: ranks that cannot be told apart.
+    rank_tied_with: tuple[str, ...] = ()
 
     @property
     def fault_count(self) -> int:
@@ -155,6 +168,8 @@ class BotStanding:
         data["notes"] = list(self.notes)
         data["faults"] = dict(sorted(self.faults.items()))
         data["points_ci95"] = list(self.points_ci95) if self.points_ci95 else None
+        data["rank_ci95"] = list(self.rank_ci95) if self.rank_ci95 else None
+        data["rank_tied_with"] = list(self.rank_tied_with)
         return data
 
 
@@ -270,6 +285,8 @@ class _Tally:
         self.decisions = 0
         self.think_ms = 0.0
         self.per_set = PointsPerHand()
+        #: duplicate set -> [placements, games, wins]: the other rankings' per-set measures.
+        self.set_results: dict[tuple[Any, Any], list[float]] = {}
 
     def add(self, entry: Mapping[str, Any], seat: int) -> None:
         hand_points = [hand[seat] for hand in entry["hand_scores"]]
@@ -287,6 +304,18 @@ class _Tally:
             self.decisions += entry["decisions"][seat]
             self.think_ms += entry["think_ms"][seat]
         self.per_set.add(entry, seat)
+        results = self.set_results.setdefault(duplicate_set(entry), [0, 0, 0.0])
+        results[0] += entry["placements"][seat]
+        results[1] += 1
+        if seat in winners:
+            results[2] += 1 / len(winners)
+
+    def set_measures(self, ranking: str) -> dict[tuple[Any, Any], float]:
+        """The bot's measure in each of its duplicate sets, for a ranking other than ordinal."""
+        if ranking == "points":
+            return {k: points / hands for k, (points, hands) in self.per_set.sets.items() if hands}
+        column = 0 if ranking == "placement" else 2
+        return {k: r[column] / r[1] for k, r in self.set_results.items() if r[1]}
 
 
 class _Accumulator:
@@ -383,7 +412,11 @@ def compute_standings(
     statuses = acc.statuses(excluded)
     rows = [_row(b, acc.tallies[b], ratings[b], statuses.get(b, (OK, "", []))) for b in acc.names]
     rows.sort(key=_sort_key(ranking))
-    ranked = tuple(dataclasses.replace(row, rank=i) for i, row in enumerate(rows, start=1))
+    ranked = _with_rank_intervals(
+        [dataclasses.replace(row, rank=i) for i, row in enumerate(rows, start=1)],
+        acc.tallies,
+        ranking,
+    )
     table = {
         a: {b: HeadToHead(*counts) for b, counts in sorted(row.items())}
         for a, row in acc.h2h.items()
@@ -396,6 +429,27 @@ def compute_standings(
         bots=ranked,
         head_to_head=table,
         unsandboxed=tuple(unsandboxed),
+    )
+
+
+def _with_rank_intervals(
+    rows: list[BotStanding], tallies: Mapping[str, _Tally], ranking: str
+) -> tuple[BotStanding, ...]:
+    """The rows with their rank intervals: the bots ranked by the measure of their sets."""
+    if ranking == "ordinal":
+        return tuple(rows)
+    ranked = {row.bot: row.rank for row in rows if row.status == OK and row.games}
+    sets: dict[Any, dict[str, float]] = collections.defaultdict(dict)
+    for bot in ranked:
+        for key, value in tallies[bot].set_measures(ranking).items():
+            sets[key][bot] = value
+    intervals = rank_intervals(sets, ranked, lower_is_better=ranking != "wins")
+    tied = overlapping(intervals)
+    return tuple(
+        dataclasses.replace(row, rank_ci95=intervals[row.bot], rank_tied_with=tuple(tied[row.bot]))
+        if row.bot in intervals
+        else row
+        for row in rows
     )
 
 
@@ -477,6 +531,7 @@ def _faults_text(faults: Mapping[str, int]) -> str:
 
 _HEADERS = [
     "rank",
+    "rank 95%",
     "bot",
     "games",
     "wins",
@@ -518,6 +573,7 @@ def _table_rows(standings: Standings) -> list[list[Any]]:
         rows.append(
             [
                 b.rank,
+                _rank_range(b),
                 shown_name(b.bot),
                 b.games,
                 f"{b.wins:.2f}".rstrip("0").rstrip("."),
@@ -534,6 +590,25 @@ def _table_rows(standings: Standings) -> list[list[Any]]:
             ]
         )
     return rows
+
+
+def _rank_range(b: BotStanding) -> str:
+    """``2..4 ≈`` (≈: the rank cannot be told apart from another bot's), ``1..1``, or ``-``."""
+    if b.rank_ci95 is None:
+        return "-"
+    text = f"{b.rank_ci95[0]}..{b.rank_ci95[1]}"
+    return f"{text} {TIED_MARK}" if b.rank_tied_with else text
+
+
+def _tied_note(standings: Standings) -> str | None:
+    """The line under the table that explains the mark, naming the bots it marks."""
+    tied = [shown_name(b.bot) for b in standings.bots if b.rank_tied_with]
+    if not tied:
+        return None
+    return (
+        f"{TIED_MARK}: ranks that cannot be told apart (their 95% rank intervals, a bootstrap "
+        f"over the duplicate sets, overlap): {', '.join(tied)}"
+    )
 
 
 def _h2h_rows(standings: Standings) -> tuple[list[str], list[list[str]]]:
@@ -576,12 +651,14 @@ def render(standings: Standings, fmt: str = "table") -> str:
     headers, h2h = _h2h_rows(standings)
     rows = _table_rows(standings)
     notes = [(shown_name(bot), text) for bot, text in _notes(standings)]
+    tied = _tied_note(standings)
     if markdown:  # a "|" in a name would add a column
         headers, h2h, rows = _md(headers), [_md(r) for r in h2h], [_md(r) for r in rows]
         notes = [(bot.replace("|", "\\|"), text.replace("|", "\\|")) for bot, text in notes]
     parts = [
         ("## " if markdown else "") + _title(standings),
         tabulate(rows, headers=_HEADERS, tablefmt=style, disable_numparse=True),
+        *([tied] if tied else []),
         *(f"[{n}] {bot}: {text}" for n, (bot, text) in enumerate(notes, start=1)),
         *(
             [
@@ -629,6 +706,8 @@ _CSV_FIELDS = [
     "ordinal",
     "ms_per_decision",
     "reason",
+    "rank_low",
+    "rank_high",
 ]
 
 
@@ -657,7 +736,10 @@ def _csv(standings: Standings) -> str:
     for b in standings.bots:
         data = b.to_dict()
         ci = b.points_ci95 or (None, None)
+        ranks = b.rank_ci95 or (None, None)
         data.update(
+            rank_low=ranks[0],
+            rank_high=ranks[1],
             ci95_low=ci[0],
             ci95_high=ci[1],
             faults=";".join(f"{k}={v}" for k, v in sorted(b.faults.items())),

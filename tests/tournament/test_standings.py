@@ -223,3 +223,76 @@ def test_csv_and_json_give_every_figure_at_full_precision() -> None:
                 assert float(row[key]) == data[row["bot"]][key]
     thirds = [b for b in standings().bots if b.avg_placement and b.games == 3]
     assert any(len(repr(b.avg_placement)) > 6 for b in thirds)  # 5/3 is not cut to 1.667
+
+
+def _set_game(name: str, table: int, deal_set: int, bots: list[str], points: list[int]):
+    """One game of a duplicate set: one hand with these points, placed by them."""
+    order = sorted(range(len(bots)), key=lambda s: points[s])
+    placements = [1 + sorted(points).index(points[s]) for s in range(len(bots))]
+    entry = game(name, table * 1000 + deal_set, deal_set, bots, [points], placements, [order[0]])
+    entry["table"] = table
+    return entry
+
+
+def _rotations(r: random.Random, sets: int, strong: str | None) -> list[dict[str, object]]:
+    """Four bots over ``sets`` duplicate sets of four rotations; ``strong`` takes fewer points."""
+    bots = ["a", "b", "c", "d"]
+    entries = []
+    for d in range(1, sets + 1):
+        deal = [r.randint(0, 13) for _ in bots]
+        for rot in range(4):
+            seated = bots[rot:] + bots[:rot]
+            points = [max(0, deal[s] - (20 if b == strong else 0)) + r.randint(0, 3)
+                      for s, b in enumerate(seated)]  # fmt: skip
+            entries.append(_set_game(f"d{d}-r{rot}", 1, d, seated, points))
+    return entries
+
+
+def test_rank_intervals_of_identical_bots_overlap_and_say_so() -> None:
+    """Four copies of one bot: bootstrap rank ranges over the duplicate sets overlap (32 sets)."""
+    entries = _rotations(random.Random(4), 32, strong=None)
+    table = compute_standings(entries, bots=["a", "b", "c", "d"], name="same")
+    for row in table.bots:
+        assert row.rank_ci95 is not None
+        low, high = row.rank_ci95
+        assert low <= row.rank <= high and high > low
+        assert row.rank_tied_with  # cannot be told apart from at least one other copy
+    text = render(table, "table")
+    assert "\u2248: ranks that cannot be told apart" in text
+    data = json.loads(render(table, "json"))["bots"]
+    assert all(b["rank_ci95"][0] < b["rank_ci95"][1] and b["rank_tied_with"] for b in data)
+    markdown = render(table, "markdown")
+    assert f"| {data[0]['rank_ci95'][0]}..{data[0]['rank_ci95'][1]} \u2248" in markdown
+
+
+def test_rank_interval_of_a_bot_far_ahead_is_one_to_one() -> None:
+    entries = _rotations(random.Random(5), 32, strong="c")
+    table = compute_standings(entries, bots=["a", "b", "c", "d"], name="ahead")
+    first = table.bots[0]
+    assert first.bot == "c" and first.rank_ci95 == (1, 1) and first.rank_tied_with == ()
+    assert all("c" not in row.rank_tied_with for row in table.bots[1:])
+    assert render(table, "table").splitlines()[3].split()[:3] == ["1", "1..1", "c"]
+    rows = list(csv.DictReader(io.StringIO(render(table, "csv"))))
+    assert (rows[0]["rank_low"], rows[0]["rank_high"]) == ("1", "1")
+
+
+def test_rank_intervals_are_deterministic_and_follow_the_ranking() -> None:
+    entries = _rotations(random.Random(6), 24, strong=None)
+    shuffled = list(entries)
+    random.Random(1).shuffle(shuffled)
+    bots = ["a", "b", "c", "d"]
+    first = compute_standings(entries, bots=bots)
+    again = compute_standings(shuffled, bots=bots)
+    assert [(b.bot, b.rank_ci95) for b in first.bots] == [(b.bot, b.rank_ci95) for b in again.bots]
+    for ranking in ("placement", "wins"):
+        table = compute_standings(entries, bots=bots, ranking=ranking)
+        assert all(b.rank_ci95 is not None for b in table.bots)
+    by_ordinal = compute_standings(entries, bots=bots, ranking="ordinal")
+    assert all(b.rank_ci95 is None for b in by_ordinal.bots)  # not a mean over sets
+
+
+def test_rank_intervals_leave_out_bots_that_did_not_play() -> None:
+    table = standings()
+    by_bot = {b.bot: b for b in table.bots}
+    assert by_bot["d"].rank_ci95 is None and by_bot["e"].rank_ci95 is None
+    assert all(by_bot[b].rank_ci95 is not None for b in "abc")
