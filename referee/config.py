@@ -646,7 +646,11 @@ def _limits(parent: _Section, key: str, data: Any) -> dict[str, int]:
             )
         return number
 
-    values = {k: section.get(k, size, -1) for k in LIMIT_KEYS}
+    values = {k: section.get(k, size, -1) for k in LIMIT_KEYS if k != "ponder"}
+    if "ponder" in section.data:  # a flag (referee.policy.Limits.ponder)
+        values["ponder"] = section.get(
+            "ponder", _checker(section, _bool_value, "true or false"), False
+        )
     return {k: v for k, v in values.items() if v >= 0}
 
 

@@ -11,13 +11,15 @@ _TIB = 1024**4
 
 
 class _Settings:
-    """Settings that are all non-negative integers, checked on creation."""
+    """Settings that are non-negative integers (or, listed in ``_flags``, booleans), checked."""
 
     __slots__ = ()
     #: Shown after "a non-negative integer" in errors, e.g. " (ms)".
     _unit = ""
     #: The largest value of each field: far above any sensible setting, far below a hang.
     _maximum: dict[str, int] = {}  # noqa: RUF012 (a constant of the class, not a field)
+    #: The fields that are true or false rather than integers.
+    _flags: frozenset[str] = frozenset()
 
     @classmethod
     def maximum(cls, name: str) -> int:
@@ -27,13 +29,19 @@ class _Settings:
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):  # type: ignore[arg-type]
             value = getattr(self, f.name)
+            if f.name in self._flags:
+                if not isinstance(value, bool):
+                    raise ValueError(f"{f.name} must be true or false, not {repr(value)[:30]}")
+                continue
             top = self._maximum[f.name]
             if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= top:
                 shown = repr(value) if len(repr(value)) < 40 else f"{repr(value)[:30]}..."
                 raise ValueError(f"{f.name} must be an integer 0 to {top}{self._unit}, not {shown}")
 
     def to_dict(self) -> dict[str, int]:
-        return dataclasses.asdict(self)  # type: ignore[call-overload]
+        """The fields; a flag (a bool) only when true, so that older records keep their form."""
+        out = dataclasses.asdict(self)  # type: ignore[call-overload]
+        return {k: v for k, v in out.items() if k not in self._flags or v}
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -110,6 +118,10 @@ class Limits(_Settings):
     with a fault of that kind (``memory_limit``, ``cpu_limit``,
     ``process_limit``) and restarted within the restart budget. Output beyond
     ``output_bytes`` per stream file is dropped (the bot goes on).
+
+    A bot runs only while the referee waits for one of its answers (its cgroup
+    is frozen in between) unless ``ponder`` is true; where it cannot be frozen
+    it gets a CPU quota (see :mod:`referee.players.launcher`).
     """
 
     #: Resident memory of the bot and its children together.
@@ -128,8 +140,11 @@ class Limits(_Settings):
     #: Size of a sandboxed bot's private tmpfs (its HOME and TMPDIR), and of
     #: its /dev/shm; what it writes there also counts towards ``memory_bytes``.
     disk_bytes: int = 256 * 1024**2
-    #: CPU share as a percentage of one core (cgroup CPU quota); 0 for no cap.
+    #: CPU share as a percentage of one core (cgroup CPU quota); 0 for no cap (but a bot
+    #: that cannot be frozen gets one core).
     cpu_percent: int = 0
+    #: Let bots run (think) while their opponents are asked, instead of freezing them.
+    ponder: bool = False
 
     _maximum = {  # noqa: RUF012
         "memory_bytes": _TIB,
@@ -141,6 +156,7 @@ class Limits(_Settings):
         "disk_bytes": _TIB,
         "cpu_percent": 100 * 1024,
     }
+    _flags = frozenset({"ponder"})
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

@@ -1,6 +1,6 @@
 """The supervisor every launched bot and every build runs under (stdlib only; run by path).
 
-``python -I sandbox.py [--parent-fd FD] [--limits JSON] [--cgroup NAME] -- COMMAND ARGS...``
+``python -I sandbox.py [--parent-fd FD] [--limits JSON] [--cgroup NAME] [--scratch DIR] -- COMMAND ARGS...``
 
 The referee starts this script in a new session, so it leads a process group
 that the bot and anything the bot spawns belong to. COMMAND is usually the
@@ -11,8 +11,10 @@ supervisor then:
 - puts the bot in control groups of its own (``--cgroup``; cgroup v2, or v1
   where only v1 is writable) limited in memory (which includes its tmpfs,
   shared memory and orphans), processes and threads, and optionally CPU share
-  (``cpu_percent``); every process the bot starts stays in them. Where no
-  cgroup can be made, it measures the bot's descendants instead, as before;
+  (``cpu_percent``); every process the bot starts stays in them. They include
+  a freezer (v2's ``cgroup.freeze``, v1's ``freezer.state``) through which the
+  referee stops the bot between its calls (:class:`Freezer`). Where no cgroup
+  can be made, it measures the bot's descendants instead, as before;
 - forks the bot with kernel limits applied (CPU seconds per process as
   RLIMIT_CPU, open files as RLIMIT_NOFILE, optionally address space as
   RLIMIT_AS), its stdout and stderr going through pipes that the supervisor
@@ -25,7 +27,8 @@ supervisor then:
   end-of-file at once and the supervisor takes the bot down. (Not a parent
   death signal: that fires when the *thread* that started us ends.) The bot
   itself gets one (we have a single thread): it dies with the supervisor;
-- when the bot ends, kills whatever it left behind, removes its cgroups, says
+- when the bot ends, kills whatever it left behind, removes its cgroups and
+  its scratch folders (``--scratch DIR``: the socket folder of this start), says
   on stderr (the bot's stderr file) how it ended, and exits with the bot's exit
   code, 128 + the signal that killed it, or one of the EXIT_* codes below when
   it stopped the bot at a limit.
@@ -33,7 +36,8 @@ supervisor then:
 On SIGTERM (the referee stopping the group) it waits for the bot to exit.
 
 The referee also imports this module to ask whether cgroups can be used
-(:func:`cgroup_support`).
+(:func:`cgroup_support`, :func:`freezer_support`) and to freeze and thaw a
+bot's cgroup (:class:`Freezer`).
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ import json
 import os
 import resource
 import select
+import shutil
 import signal
 import sys
 import time
@@ -138,11 +143,11 @@ class Cgroup:
                         os.path.join(parent, "cgroup.subtree_control"),
                         " ".join("+" + c.decode() for c in wanted),
                     )
-                return 2, dict.fromkeys(("memory", "pids", "cpu", "cpuacct"), parent)
+                return 2, dict.fromkeys(("memory", "pids", "cpu", "cpuacct", "freezer"), parent)
             except OSError:
                 continue
         folders: dict[str, str] = {}
-        for controller in ("memory", "pids", "cpuacct", "cpu"):
+        for controller in ("memory", "pids", "cpuacct", "cpu", "freezer"):
             for point, kind, options in mounts:
                 if kind == "cgroup" and controller in options and controller in own:
                     folders[controller] = os.path.join(
@@ -151,6 +156,12 @@ class Cgroup:
                     break
         if "memory" not in folders or "pids" not in folders:
             return None
+        freezer = folders.pop("freezer", None)
+        if freezer is not None:  # optional: without it, bots get a CPU quota instead
+            with contextlib.suppress(OSError):
+                os.makedirs(freezer, exist_ok=True)
+                if os.access(freezer, os.W_OK):
+                    folders["freezer"] = freezer
         try:
             for folder in set(folders.values()):
                 os.makedirs(folder, exist_ok=True)
@@ -250,8 +261,23 @@ class Cgroup:
         text = _read(self._file("pids", "cgroup.procs")) or b""
         return [int(p) for p in text.split()]
 
+    def freezer_file(self) -> str | None:
+        """The file that freezes and thaws the bot (see :class:`Freezer`), or None."""
+        if "freezer" not in self.folders:
+            return None
+        path = self._file("freezer", "cgroup.freeze" if self.version == 2 else "freezer.state")
+        return path if os.path.exists(path) else None
+
+    def thaw(self) -> None:
+        """Let the bot run again (a v1 frozen task cannot even die until thawed)."""
+        path = self.freezer_file()
+        if path is not None:
+            with contextlib.suppress(OSError):
+                _write(path, Freezer.THAW[self.version].decode())
+
     def kill_all(self) -> None:
         """SIGKILL every process in the cgroup until none is left."""
+        self.thaw()
         if self.version == 2 and os.path.exists(self._file("pids", "cgroup.kill")):
             with contextlib.suppress(OSError):
                 _write(self._file("pids", "cgroup.kill"), "1")
@@ -290,6 +316,74 @@ def _sweep(parents: dict[str, str]) -> None:
             if name.startswith("r") and pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
                 with contextlib.suppress(OSError):
                     os.rmdir(os.path.join(parent, name))  # only if empty
+
+
+class Freezer:
+    """Freezes and thaws one bot's cgroup through its freezer file, kept open (cheap per call).
+
+    The referee holds one per launched bot's start: it thaws the bot for each
+    call and freezes it when the answer (or the deadline) is in, so that the
+    bot cannot use the CPU while its opponents think. Freezing is asynchronous
+    (the kernel stops the tasks as they next run); thawing takes effect at once.
+    """
+
+    #: What the freezer file is written, by cgroup version.
+    FREEZE: dict[int, bytes] = {2: b"1", 1: b"FROZEN"}  # noqa: RUF012 (constants)
+    THAW: dict[int, bytes] = {2: b"0", 1: b"THAWED"}  # noqa: RUF012
+
+    def __init__(self, path: str, version: int) -> None:
+        self.path = path
+        self.version = version
+        self._fd: int | None = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+
+    @classmethod
+    def of(cls, name: str) -> Freezer | None:
+        """The freezer of the bot cgroup ``name`` made by a supervisor, or None if it has none."""
+        found = Cgroup.parents()
+        if found is None:
+            return None
+        version, parents = found
+        group = Cgroup(version, {c: os.path.join(p, name) for c, p in parents.items()})
+        path = group.freezer_file()
+        if path is None:
+            return None
+        try:
+            return cls(path, version)
+        except OSError:
+            return None
+
+    def _set(self, value: bytes) -> bool:
+        if self._fd is None:
+            return False
+        try:
+            os.write(self._fd, value)
+        except OSError:
+            return False  # the cgroup is gone (the bot ended): nothing left to freeze
+        return True
+
+    def freeze(self) -> bool:
+        return self._set(self.FREEZE[self.version])
+
+    def thaw(self) -> bool:
+        return self._set(self.THAW[self.version])
+
+    def close(self) -> None:
+        """Thaw for good and let go of the file (before the bot is stopped)."""
+        self.thaw()
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+            self._fd = None
+
+
+def freezer_support() -> str:
+    """'' if bots' cgroups here have a freezer, else why not (for the journal's warning)."""
+    found = Cgroup.parents()
+    if found is None:
+        return cgroup_support() or "no cgroups"
+    if "freezer" not in found[1]:
+        return "the cgroup v1 freezer controller is not mounted"
+    return ""
 
 
 def cgroup_support() -> str:
@@ -551,6 +645,7 @@ def main(argv: list[str]) -> int:
     limits: dict[str, int] = {}
     parent_fd: int | None = None
     cgroup_name = ""
+    scratch: list[str] = []
     while argv and argv[0] != "--":
         option, value, argv = argv[0], argv[1] if len(argv) > 1 else "", argv[2:]
         if option == "--parent-fd":
@@ -559,10 +654,15 @@ def main(argv: list[str]) -> int:
             limits = json.loads(value)
         elif option == "--cgroup":
             cgroup_name = value
+        elif option == "--scratch":
+            scratch.append(value)
         else:
             argv = []
     if argv[:1] != ["--"] or len(argv) < 2:
-        _say("usage: sandbox.py [--parent-fd FD] [--limits JSON] [--cgroup NAME] -- COMMAND ...")
+        _say(
+            "usage: sandbox.py [--parent-fd FD] [--limits JSON] [--cgroup NAME] "
+            "[--scratch DIR] -- COMMAND ..."
+        )
         return 2
     command = argv[1:]
     if parent_fd is not None:
@@ -619,6 +719,9 @@ def main(argv: list[str]) -> int:
         _kill_everything(group)
         if group is not None:
             group.remove()
+        for folder in scratch:
+            # What the bot left there goes with it (rmtree never follows its links).
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":

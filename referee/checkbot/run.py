@@ -237,7 +237,9 @@ class _Checker:
             self.result("health", Status.SKIP, "the bot's address is unknown")
             self.result("reflection", Status.SKIP, "the bot's address is unknown")
             return
-        with open_channel(address) as channel:
+        # These calls bypass the bot's connection: a launched bot must be thawed for them.
+        thawed = getattr(self.conn, "thawed", contextlib.nullcontext)
+        with open_channel(address) as channel, thawed():
             self.record(check_health(channel))
             self.record(check_reflection(channel))
 

@@ -9,7 +9,15 @@ Unix socket (``{address}``/``{socket}`` in its command); with
 (``{port}``). The referee waits for the health service to say SERVING (with a
 start-up deadline), shakes hands, and from then on treats it as any gRPC bot.
 A bot that dies is restarted on a fresh socket or port, within a restart
-budget. Every bot that was started is stopped when the referee is done
+budget. Each start gets a socket folder of its own, removed when that start
+ends; what the bot writes there is on a tmpfs, charged to its memory cgroup.
+
+A bot runs only while it is asked (:class:`CpuMode`): its cgroup is frozen
+whenever the referee is not waiting for one of its answers, and thawed for
+each call, so that it cannot use the CPU while its opponents think. Where its
+process serves several games at once, or the machine has no cgroup freezer,
+it gets a CPU quota instead (:func:`cpu_mode`); ``limits.ponder`` lets it run
+all the time. Every bot that was started is stopped when the referee is done
 (:func:`stop_all` runs at exit too); and the supervisor takes the bot down by
 itself the moment the referee's process ends, however it ends.
 """
@@ -18,6 +26,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import enum
 import itertools
 import json
 import logging
@@ -34,7 +43,7 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from referee import bwrap
@@ -44,10 +53,14 @@ from referee.players.remote import BotConnection, Connection
 from referee.safetext import printable
 
 __all__ = [
+    "FALLBACK_CPU_PERCENT",
     "PLACEHOLDERS",
+    "CpuMode",
     "LaunchedBot",
     "ResourceLimits",
     "command_folder",
+    "cpu_mode",
+    "cpu_warning",
     "expand_command",
     "free_port",
     "parent_watch_fd",
@@ -78,6 +91,52 @@ _LIMIT_EXITS = {
     supervisor.EXIT_PROCESS_LIMIT: FaultKind.PROCESS_LIMIT,
 }
 _numbers = itertools.count(1)
+
+#: The CPU quota of a bot that cannot be frozen, when the organiser set no ``cpu_percent``:
+#: one core, so that a bot spinning on every core leaves the others the rest of the machine.
+FALLBACK_CPU_PERCENT = 100
+
+
+class CpuMode(enum.StrEnum):
+    """How a launched bot is kept from taking CPU its opponents need."""
+
+    #: Frozen whenever the referee is not waiting for its answer (the default).
+    FREEZE = "freeze"
+    #: A CPU quota (``cpu_percent``, or :data:`FALLBACK_CPU_PERCENT`): it cannot be frozen.
+    QUOTA = "quota"
+    #: Runs all the time, within ``cpu_percent`` if set (``limits.ponder: true``).
+    PONDER = "ponder"
+
+
+def cpu_mode(limits: Mapping[str, Any], *, shared: bool = False) -> tuple[CpuMode, str]:
+    """The CPU mode of bots with ``limits`` on this machine, and why, if it is not freezing.
+
+    ``shared``: one bot process serves several games at once (``bot_processes:
+    shared`` with a concurrency above 1), so that it is always being asked by
+    one game while another's opponents think: freezing cannot isolate it.
+    """
+    if limits.get("ponder"):
+        return CpuMode.PONDER, ""
+    if shared:
+        return CpuMode.QUOTA, "one bot process serves several games at once (bot_processes: shared)"
+    missing = supervisor.freezer_support()
+    if missing:
+        return CpuMode.QUOTA, f"no cgroup freezer here ({missing})"
+    return CpuMode.FREEZE, ""
+
+
+def cpu_warning(limits: Mapping[str, Any], *, shared: bool = False) -> str:
+    """The journal's warning when launched bots with ``limits`` cannot be frozen here, or ''."""
+    mode, why = cpu_mode(limits, shared=shared)
+    if mode != CpuMode.QUOTA:
+        return ""
+    percent = limits.get("cpu_percent") or FALLBACK_CPU_PERCENT
+    enforced = "" if not supervisor.cgroup_support() else " (not enforced: no cgroups)"
+    return (
+        f"bots are not frozen between their calls: {why}; each gets a CPU quota of "
+        f"{percent}% of a core instead{enforced}, so a bot can still use CPU while its "
+        "opponents think"
+    )
 
 
 def free_port() -> int:
@@ -170,6 +229,7 @@ class LaunchedBot(Connection):
         sandbox: str = "bwrap",
         folder: str | os.PathLike[str] | None = None,
         hidden: Sequence[str | os.PathLike[str]] = (),
+        shared: bool = False,
     ) -> None:
         text = command if isinstance(command, str) else " ".join(command)
         if not any(p in text for p in PLACEHOLDERS):
@@ -198,6 +258,10 @@ class LaunchedBot(Connection):
         self.max_restarts = max_restarts
         self.max_message_bytes = max_message_bytes
         self.limits = dict(limits or {})
+        #: How the bot is kept off the CPU while its opponents think (see :class:`CpuMode`).
+        self.cpu_mode, _ = cpu_mode(self.limits, shared=shared)
+        if self.cpu_mode == CpuMode.QUOTA and not self.limits.get("cpu_percent"):
+            self.limits["cpu_percent"] = FALLBACK_CPU_PERCENT
         self.extra_env = dict(env or {})
         self.info = BotInfo(name=name)
         self.restarts = 0
@@ -212,6 +276,10 @@ class LaunchedBot(Connection):
         self._home: pathlib.Path | None = None
         self._pinned: pathlib.Path | None = None
         self._cgroup = ""
+        # The freezer of the running start, and the calls in flight (frozen at zero).
+        self._gate = threading.Lock()
+        self._freezer: supervisor.Freezer | None = None
+        self._asked = 0
 
     # Life cycle ---------------------------------------------------------------
 
@@ -261,14 +329,18 @@ class LaunchedBot(Connection):
         """A fresh TCP port, or a fresh socket path in a folder of its own."""
         if self._tcp:
             return free_port(), None
-        if self._socket_dir is None or not self._socket_dir.exists():
-            # A random name: a bot must not be able to guess where the others' sockets are.
-            self._socket_dir = bwrap.runtime_dir() / f"b{secrets.token_hex(6)}"
-            self._socket_dir.mkdir(mode=0o700)
-        path = self._socket_dir / "bot.sock"
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()  # a dead predecessor's
-        return None, path
+        # A folder per start: what one start wrote there (it is the bot's to write, on a
+        # tmpfs) never carries over to the next; the supervisor removes it when the start
+        # ends. A random name: a bot must not be able to guess where the others' sockets are.
+        self._remove_socket_dir()
+        self._socket_dir = bwrap.runtime_dir() / f"b{secrets.token_hex(6)}"
+        self._socket_dir.mkdir(mode=0o700)
+        return None, self._socket_dir / "bot.sock"
+
+    def _remove_socket_dir(self) -> None:
+        if self._socket_dir is not None:
+            shutil.rmtree(self._socket_dir, ignore_errors=True)  # never follows links
+            self._socket_dir = None
 
     def _pin_socket(self, path: pathlib.Path, alive: Any) -> pathlib.Path:
         """A hard link, where only the referee can see it, to the socket the bot made at ``path``.
@@ -321,6 +393,8 @@ class LaunchedBot(Connection):
         self._cgroup = f"r{os.getpid()}-{next(_numbers)}" if not supervisor.cgroup_support() else ""
         if self._cgroup:
             argv += ["--cgroup", self._cgroup]
+        if self._socket_dir is not None and not self._tcp:
+            argv += ["--scratch", str(self._socket_dir)]
         if self.limits:
             argv += ["--limits", json.dumps(dict(self.limits))]
         if self.sandbox == "none":
@@ -350,6 +424,7 @@ class LaunchedBot(Connection):
         if self._closed:
             raise BotFault(FaultKind.CRASH, f"bot {self.name!r} has been stopped")
         self.log_dir.mkdir(parents=True, exist_ok=True)
+        self._stop_freezer()  # a dead predecessor's
         port, socket_path = self._where()
         if self.sandbox == "none":
             self._remove_home()
@@ -415,7 +490,44 @@ class LaunchedBot(Connection):
             protocol_version=info.protocol_version,
         )
         self._dead_reason = None
+        self._start_freezer()
         log.info("bot %s serving on %s (pid %d)", self.name, address, self._proc.pid)
+
+    # Freezing ----------------------------------------------------------------------
+
+    def _start_freezer(self) -> None:
+        """Freeze the new start until it is asked (unless a call is waiting for it already)."""
+        if self.cpu_mode != CpuMode.FREEZE:
+            return
+        freezer = supervisor.Freezer.of(self._cgroup) if self._cgroup else None
+        if freezer is None:
+            log.warning("bot %s: its cgroup has no freezer; it runs between its calls", self.name)
+        with self._gate:
+            self._freezer = freezer
+            if freezer is not None and self._asked == 0:
+                freezer.freeze()
+
+    def _stop_freezer(self) -> None:
+        """Thaw for good: a frozen process cannot handle SIGTERM (nor, in cgroup v1, die)."""
+        with self._gate:
+            freezer, self._freezer = self._freezer, None
+        if freezer is not None:
+            freezer.close()
+
+    @contextlib.contextmanager
+    def thawed(self) -> Iterator[None]:
+        """The bot runs inside this block (and while any other call waits for it)."""
+        with self._gate:
+            self._asked += 1
+            if self._asked == 1 and self._freezer is not None:
+                self._freezer.thaw()
+        try:
+            yield
+        finally:
+            with self._gate:
+                self._asked -= 1
+                if self._asked == 0 and self._freezer is not None:
+                    self._freezer.freeze()
 
     def _stderr_tail(self, lines: int = 5) -> str:
         try:
@@ -488,6 +600,18 @@ class LaunchedBot(Connection):
             )
         if proc.poll() is not None:
             raise self._handle_death(generation)
+        with self.thawed():
+            return self._call(conn, generation, proc, rpc, request, timeout_s)
+
+    def _call(
+        self,
+        conn: BotConnection,
+        generation: int,
+        proc: subprocess.Popen[bytes],
+        rpc: str,
+        request: Any,
+        timeout_s: float,
+    ) -> Any:
         try:
             return conn.call(rpc, request, timeout_s)
         except BotFault as fault:
@@ -508,6 +632,7 @@ class LaunchedBot(Connection):
         proc = self._proc
         if proc is None:
             return
+        self._stop_freezer()
         if proc.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGTERM)
@@ -529,8 +654,7 @@ class LaunchedBot(Connection):
                 self._conn.close()
                 self._conn = None
             self._stop_process()
-            if self._socket_dir is not None:
-                shutil.rmtree(self._socket_dir, ignore_errors=True)
+            self._remove_socket_dir()
             if self._pinned is not None:
                 with contextlib.suppress(OSError):
                     self._pinned.unlink()

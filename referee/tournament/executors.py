@@ -75,6 +75,9 @@ class WorkerSettings:
     registries: tuple[str, ...] = buildnet.DEFAULT_REGISTRIES
     #: How a Ray node builds: limits, credentials, builds at once (``build``, a BuildConfig).
     build: Any = None
+    #: One bot process serves several games at once (``bot_processes: shared``, concurrency
+    #: above 1): its bots cannot be frozen between calls and get a CPU quota instead.
+    shared: bool = False
 
     def pool(self, log_dir: pathlib.Path) -> BotPool:
         return BotPool(
@@ -84,6 +87,7 @@ class WorkerSettings:
             limits=self.limits,
             sandbox=self.sandbox,
             hidden=self.hidden,
+            shared=self.shared,
         )
 
 

@@ -635,7 +635,8 @@ class Tournament:
             }
         )
         launched = any(s.command for s in self.config.bots)
-        cpu = cpu_warning(self.config.limits, shared=self._shared_processes()) if launched else ""
+        limits = self.config.limits.to_dict()
+        cpu = cpu_warning(limits, shared=self._shared_processes()) if launched else ""
         for message in (m for m in (warning, cpu) if m):
             self._journal.append({"type": "warning", "run": self.run_number, "message": message})
             self.echo(f"warning: {message}")

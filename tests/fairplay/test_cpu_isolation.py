@@ -1,0 +1,201 @@
+"""Fair play III, hole 4: a bot that burns every core while the others think (issue 23).
+
+The attack: ``cpu.py --mode hog`` starts a spinning process per core (plus
+one) and keeps them spinning for the whole tournament. The honest bots
+(``--mode work``) do a fixed amount of CPU work per decision (about 20 ms),
+so that their decision times, as the referee records them in the game logs,
+show any CPU taken from them. The control puts the hog's neutral twin
+(``--mode idle``: the same cards, no spinning) in the same seat.
+
+Every run plays the same games: the same seed and tournament key (the same
+deals, the same seats) and deterministic bots that play the same cards, so
+the honest bots make the same decisions in every run. Runs are interleaved
+(control, attack, control, attack) so that the other load of a shared
+machine falls on both alike, and the times of each kind are pooled.
+
+- Frozen (the default): the hog's cgroup is frozen whenever the referee is
+  not waiting for its answer, so its spinners only ever spin while it is
+  asked itself. The honest bots' mean and p95 decision times are within 15%
+  of the control's.
+- The proof that the measurement sees the attack: with ``limits.ponder:
+  true`` (bots run all the time) the same hog makes the honest bots slower
+  than the control by more than that 15%.
+- The fallback: with ``bot_processes: shared`` and a concurrency above 1 the
+  bots cannot be frozen; the journal has a warning that says so, and the
+  hog's CPU is capped by its quota (one core).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+import secrets
+import statistics
+import sys
+
+import pytest
+
+from referee import sandbox as supervisor
+from referee.config import load_config
+from referee.gamelog import read_log
+from referee.tournament import Tournament, read_journal
+from tests.helpers import require_cgroups, require_sandbox, wait_no_processes_in
+
+pytestmark = pytest.mark.slow
+
+BOT = pathlib.Path(__file__).resolve().parent / "bots" / "cpu.py"
+HONEST = ("w1", "w2", "w3")
+#: How much slower the honest bots may be with the hog than with its neutral twin.
+TOLERANCE = 0.15
+
+
+@dataclasses.dataclass
+class Times:
+    """The honest bots' decision times (ms) of one or more runs, by decision."""
+
+    ms: dict[tuple[str, str], list[float]] = dataclasses.field(default_factory=dict)
+
+    def add(self, out: pathlib.Path) -> None:
+        for path in sorted(out.glob("games/**/*.jsonl.gz")):
+            names: list[str] = []
+            for _, record in read_log(path):
+                if record["type"] == "game":
+                    names = [seat["bot"] for seat in record["seats"]]
+                elif (
+                    record["type"] in ("pass", "play")
+                    and record.get("ms") is not None
+                    and names[record["seat"]] in HONEST
+                    and record.get("source") == "bot"
+                ):
+                    key = (path.name, record["decision"])
+                    self.ms.setdefault(key, []).append(float(record["ms"]))
+
+    def merge(self, other: Times) -> None:
+        for key, values in other.ms.items():
+            self.ms.setdefault(key, []).extend(values)
+
+    def per_decision(self) -> list[float]:
+        """Each decision's median over the runs (the same decision in every run)."""
+        return [statistics.median(v) for v in self.ms.values()]
+
+    @property
+    def mean(self) -> float:
+        return statistics.fmean(self.per_decision())
+
+    @property
+    def p95(self) -> float:
+        return statistics.quantiles(self.per_decision(), n=20)[-1]
+
+    def __str__(self) -> str:
+        return f"mean {self.mean:.1f} ms, p95 {self.p95:.1f} ms over {len(self.ms)} decisions"
+
+
+def write_run(folder: pathlib.Path, key: pathlib.Path, mode: str, extra: str = "") -> pathlib.Path:
+    """A tournament of three honest bots and ``mode`` (hog or idle) in seat ``x``."""
+    folder.mkdir(parents=True)
+    honest = f'"{{python}} {BOT} --address {{address}} --mode work"'
+    lines = [
+        "name: cpu",
+        "seed: 23",
+        "bots:",
+        *(f"  {name}: {honest}" for name in HONEST),
+        f'  x: "{{python}} {BOT} --address {{address}} --mode {mode}"',
+        "rules: {target_score: 30}",
+        "schedule: {deal_sets: 1, duplicate: false}",
+        "time_control: {move_time_ms: 10000, notify_timeout_ms: 10000}",
+        "concurrency: 1",
+        "output: out",
+        extra,
+    ]
+    path = folder / "t.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def play(path: pathlib.Path, key: pathlib.Path) -> pathlib.Path:
+    messages: list[str] = []
+    result = Tournament(load_config(path), key_file=key, echo=messages.append).run()
+    assert result.complete, messages
+    return path.parent / "out"
+
+
+def faults(out: pathlib.Path) -> dict[str, list[dict[str, int]]]:
+    """Each game's faults by seat, where any were charged."""
+    entries = read_journal(out / "journal.jsonl")
+    return {e["game_id"]: e["faults"] for e in entries if e["type"] == "game" and any(e["faults"])}
+
+
+def a_key(folder: pathlib.Path) -> pathlib.Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "key"
+    path.write_text(secrets.token_hex(32) + "\n")
+    path.chmod(0o600)
+    return path
+
+
+def times_of(folder: pathlib.Path, key: pathlib.Path, mode: str, extra: str = "") -> Times:
+    out = play(write_run(folder, key, mode, extra), key)
+    assert not faults(out), faults(out)
+    times = Times()
+    times.add(out)
+    return times
+
+
+def within(attack: Times, control: Times) -> bool:
+    return attack.mean <= control.mean * (1 + TOLERANCE) and attack.p95 <= control.p95 * (
+        1 + TOLERANCE
+    )
+
+
+def test_a_frozen_hog_does_not_slow_the_honest_bots(tmp_path: pathlib.Path) -> None:
+    require_sandbox()
+    require_cgroups()
+    if supervisor.freezer_support():
+        pytest.skip(f"no cgroup freezer here: {supervisor.freezer_support()}")
+    key = a_key(tmp_path)  # one key, one seed: the same deals and seats in every run
+    control, attack, pondering = Times(), Times(), Times()
+    # Interleaved, so that the machine's other load falls on each kind alike. The pondering
+    # hog (bots run all the time) proves that the measurement sees the attack.
+    for n in range(2):
+        control.merge(times_of(tmp_path / f"idle{n}", key, "idle"))
+        attack.merge(times_of(tmp_path / f"hog{n}", key, "hog"))
+        pondering.merge(times_of(tmp_path / f"ponder{n}", key, "hog", "limits: {ponder: true}"))
+    print(f"control {control}; frozen hog {attack}; pondering hog {pondering}", file=sys.stderr)
+    assert control.ms.keys() == attack.ms.keys() == pondering.ms.keys()  # the same decisions
+    assert not within(pondering, control), (
+        f"a pondering hog should slow the honest bots: control {control}, hog {pondering}"
+    )
+    assert within(attack, control), f"control {control}; frozen hog {attack}"
+    assert not wait_no_processes_in(tmp_path)
+
+
+def test_shared_bot_processes_fall_back_to_a_quota_with_a_warning(
+    tmp_path: pathlib.Path,
+) -> None:
+    require_sandbox()
+    require_cgroups()
+    key = a_key(tmp_path)
+    path = write_run(
+        tmp_path / "shared",
+        key,
+        "hog",
+        "bot_processes: shared\nconcurrency: 2",
+    )
+    path.write_text(path.read_text().replace("concurrency: 1\n", ""))
+    out = play(path, key)
+    warnings = [e["message"] for e in read_journal(out / "journal.jsonl") if e["type"] == "warning"]
+    assert any(
+        "not frozen between their calls" in m and "bot_processes: shared" in m and "100%" in m
+        for m in warnings
+    ), warnings
+    assert not faults(out), faults(out)
+    # The hog ran under its quota: its spinners never got more than a core's worth (and a
+    # margin for the quota's period), on any machine.
+    said = [
+        float(line.split()[-2])
+        for log in out.glob("bots/**/x.stderr.log")
+        for line in log.read_text().splitlines()
+        if line.startswith("hog: spinners got ")
+    ]
+    assert said and max(said) <= 1.2, said
+    assert not wait_no_processes_in(tmp_path)
