@@ -4,6 +4,8 @@ human who leaves the table gets the fallback after the clock (the real command, 
 from __future__ import annotations
 
 import json
+import pathlib
+import shutil
 import signal
 import subprocess
 import sys
@@ -14,6 +16,9 @@ from click.testing import CliRunner
 
 from referee.cli import cli
 from referee.verify import verify_log
+from tests.helpers import require_sandbox, wait_no_processes_in
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def _run(*args: str) -> tuple[int, str]:
@@ -78,7 +83,11 @@ def test_never_writes_over_a_game(tmp_path):
 @pytest.mark.slow
 def test_a_human_who_leaves_gets_the_fallback(tmp_path):
     """Nobody opens the page: after 1.5 s a decision is a timeout and the fallback plays; after
-    max_faults (2) the seat forfeits; the game ends, the table stays open until Ctrl-C."""
+    max_faults (2) the seat forfeits; the game ends, the table stays open until Ctrl-C. One
+    opponent is a launched bot folder (sandboxed): no process of it outlives the command."""
+    require_sandbox()
+    bot = tmp_path / "bot"
+    shutil.copytree(ROOT / "sample_bots" / "python" / "random", bot)
     config = tmp_path / "play.yaml"
     config.write_text("rules: {target_score: 1}\nfault_policy: {max_faults: 2}\n")
     out = tmp_path / "game"
@@ -88,7 +97,7 @@ def test_a_human_who_leaves_gets_the_fallback(tmp_path):
             "-m",
             "referee.cli",
             "play",
-            "heuristic",
+            str(bot),
             "random",
             "heuristic",
             "--config",
@@ -124,3 +133,5 @@ def test_a_human_who_leaves_gets_the_fallback(tmp_path):
     assert mine and all(r["source"] == "fallback" for r in mine)
     assert records[0]["time_control"]["seats"]["2"]["move_time_ms"] == 1500
     assert verify_log(log).ok
+    assert records[0]["seats"][0]["name"] == "random-py"
+    assert wait_no_processes_in(bot) == []
