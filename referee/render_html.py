@@ -13,6 +13,13 @@ passes), ``view=N`` (show the hands as seat N saw them), ``autoplay`` or
 ``autoplay=K`` (play on, or take K steps and pause), ``speed=2``, and
 ``do=back,step,play`` (click those buttons in turn).
 
+With an analysis (``referee analyze``; :class:`~referee.analysis.marks.Marks`)
+the page marks each graded decision on its card or pass (``?!`` inaccuracy,
+``?`` mistake, ``??`` blunder, with the loss and the best choice), lists it
+under *This step*, and shows a panel of each analysed seat's points lost per
+hand and its worst decisions, each a link to its position. With ``seat``
+set only that seat's analysis goes into the page.
+
 Strings read from the log are never markup: the title is HTML-escaped, the
 data is JSON that cannot close its ``<script>`` element, and the page puts
 every string in with ``textContent``. The strings shown (bot names and
@@ -29,6 +36,9 @@ import importlib.resources
 import json
 from typing import Any
 
+from referee.analysis.grading import Grade
+from referee.analysis.marks import Marks
+from referee.analysis.record import Decision
 from referee.replay import Game, Hand, Note, PassMove, PlayMove, Trick
 from referee.safetext import shown_name, shown_text
 
@@ -44,13 +54,20 @@ def _text(text: Any) -> str | None:
     return None if text is None else shown_text(text)
 
 
-def render_html(game: Game, *, seat: int | None = None, hand: int | None = None) -> str:
+def render_html(
+    game: Game,
+    *,
+    seat: int | None = None,
+    hand: int | None = None,
+    marks: Marks | None = None,
+) -> str:
     """The replay page for ``game``, as seen by ``seat`` (None: every hand shown).
 
-    ``hand`` is the hand the page opens at (the URL fragment still wins).
+    ``hand`` is the hand the page opens at (the URL fragment still wins);
+    ``marks`` the analysed decisions to mark.
     """
     template = _template()
-    data = game_data(game, seat=seat)
+    data = game_data(game, seat=seat, marks=marks)
     if hand is not None:
         data["start"] = {"hand": hand, "trick": 0}
     title = f"Hearts replay: {shown_name(game.game_id)}" + (
@@ -80,9 +97,10 @@ def _script_json(data: dict[str, Any]) -> str:
     )
 
 
-def game_data(game: Game, *, seat: int | None = None) -> dict[str, Any]:
+def game_data(game: Game, *, seat: int | None = None, marks: Marks | None = None) -> dict[str, Any]:
     """The JSON the page plays: the game hand by hand, hidden cards left out."""
     return {
+        "analysis": _analysis_data(game, marks, seat),
         "format": REPLAY_DATA_FORMAT,
         "version": 1,
         "game_id": shown_name(game.game_id),
@@ -227,3 +245,58 @@ def _end_data(game: Game) -> dict[str, Any] | None:
         "forfeited": end.forfeited,
         "faults": [{shown_name(k): v for k, v in f.items()} for f in end.faults],
     }
+
+
+#: Worst decisions listed per analysed seat in the page's analysis panel.
+_WORST_SHOWN = 8
+
+
+def _decision_data(seat: int, d: Decision) -> dict[str, Any]:
+    return {
+        "seat": seat,
+        "kind": d.kind,
+        "phase": d.phase.value,
+        "hand": d.hand,
+        "trick": d.trick,
+        "position": d.position,
+        "grade": d.grade.value if d.grade else None,
+        "mark": d.grade.mark if d.grade else "",
+        "loss": round(d.loss, 2),
+        "error": round(d.error, 2),
+        "what": d.what(),
+        "chosen": [str(c) for c in d.chosen],
+        "best": [str(c) for c in d.best],
+        "options": [
+            {"cards": [str(c) for c in o.cards], "points": o.points, "loss": round(o.loss, 2)}
+            for o in d.options[:6]
+        ],
+        "exact": d.exact,
+        "worlds": d.worlds,
+    }
+
+
+def _analysis_data(game: Game, marks: Marks | None, seat: int | None) -> dict[str, Any] | None:
+    """The analysed decisions (graded ones marked) and each analysed seat's summary."""
+    if not marks:
+        return None
+    seats = []
+    graded: dict[str, dict[str, Any]] = {}
+    for s, summary in marks.summaries(game.game_id):
+        if seat is not None and s != seat:
+            continue  # another seat's options would show its cards
+        for d in marks.seats[s].decisions:
+            if d.grade is not None:
+                key = f"{d.kind}:{s}:{d.hand}:{d.trick}:{d.position}"
+                graded[key] = _decision_data(s, d)
+        seats.append(
+            {
+                "seat": s,
+                "bot": shown_name(summary.bot),
+                "hands": summary.hands,
+                "per_hand": round(summary.per_hand, 2),
+                "by_phase": {p.value: round(summary.phase_per_hand(p), 2) for p in summary.loss},
+                "grades": {g.value: summary.grades[g] for g in Grade},
+                "worst": [_decision_data(s, w.decision) for w in summary.worst[:_WORST_SHOWN]],
+            }
+        )
+    return {"seats": seats, "marks": graded} if seats else None

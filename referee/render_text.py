@@ -11,6 +11,11 @@ With ``seat`` set, the game is shown as that seat saw it: its own cards, the
 cards it passed and received, and every card played, but not the other
 hands, the other passes' cards, or what other bots answered when refused.
 
+With an analysis (``referee analyze``: :class:`~referee.analysis.marks.Marks`),
+each inaccuracy, mistake and blunder is marked under its trick or pass with
+the expected loss and the best choice, and the game's end sums up each
+analysed seat's points lost per hand (only the viewing seat's, with ``seat``).
+
 Every string read from the log (bot names and handshake fields, fault
 messages, notes; the log may be old or written by hand) is shown through
 :func:`~referee.safetext.printable`: one line, no terminal escapes.
@@ -24,6 +29,9 @@ from collections.abc import Iterator
 import click
 from tabulate import tabulate
 
+from referee.analysis.grading import Grade
+from referee.analysis.marks import Marks
+from referee.analysis.record import Decision
 from referee.engine import Card, Suit
 from referee.replay import Fault, Game, Hand, Note, PassMove, PlayMove, Trick
 from referee.safetext import shown_name, shown_text
@@ -78,6 +86,7 @@ class _View:
     game: Game
     seat: int | None
     paint: _Paint
+    marks: Marks
 
     def sees(self, seat: int) -> bool:
         """May the viewer see ``seat``'s private cards?"""
@@ -89,17 +98,35 @@ class _View:
 
 
 def render_text(
-    game: Game, *, seat: int | None = None, hand: int | None = None, color: bool = False
+    game: Game,
+    *,
+    seat: int | None = None,
+    hand: int | None = None,
+    color: bool = False,
+    marks: Marks | None = None,
 ) -> str:
     """The whole replay as one string (see :func:`render_chunks`)."""
-    return "\n".join(c.text for c in render_chunks(game, seat=seat, hand=hand, color=color))
+    chunks = render_chunks(game, seat=seat, hand=hand, color=color, marks=marks)
+    return "\n".join(c.text for c in chunks)
 
 
 def render_chunks(
-    game: Game, *, seat: int | None = None, hand: int | None = None, color: bool = False
+    game: Game,
+    *,
+    seat: int | None = None,
+    hand: int | None = None,
+    color: bool = False,
+    marks: Marks | None = None,
 ) -> Iterator[Chunk]:
-    """The replay piece by piece: only hand ``hand`` if given, as seen by ``seat`` if given."""
-    view = _View(game, seat, _Paint(color))
+    """The replay piece by piece: only hand ``hand`` if given, as seen by ``seat`` if given,
+    with the analysed decisions of ``marks`` marked."""
+    shown = Marks({}, {}) if marks is None else marks
+    if seat is not None:
+        shown = Marks(
+            {s: a for s, a in shown.seats.items() if s == seat},
+            {k: d for k, d in shown.index.items() if k[0] == seat},
+        )
+    view = _View(game, seat, _Paint(color), shown)
     yield Chunk("header", _header(view))
     for h in game.hands:
         if hand is None or h.number == hand:
@@ -166,7 +193,9 @@ def _hand_intro(view: _View, hand: Hand) -> str:
     lines += _notes(view, hand, stage="deal")
     if hand.passes:
         lines.append(f"Passes ({hand.pass_direction.value}):")
-        lines += [_pass_line(view, p) for p in sorted(hand.passes, key=lambda p: p.seat)]
+        for p in sorted(hand.passes, key=lambda p: p.seat):
+            lines.append(_pass_line(view, p))
+            lines += _mark_lines(view, p.seat, view.marks.pass_of(p.seat, hand.number))
         lines += _notes(view, hand, stage="pass")
         lines.append("After the pass:")
         lines += _hands_block(view, [hand.cards_at_play(s) for s in range(game.n)])
@@ -252,6 +281,10 @@ def _trick_text(view: _View, hand: Hand, trick: Trick) -> str:
     if trick.breaks_hearts:
         line += "  " + paint.suit(Suit.HEARTS, "♥ broken")
     lines = [line.rstrip()]
+    for position, play in enumerate(trick.plays):
+        lines += _mark_lines(
+            view, play.seat, view.marks.play(play.seat, hand.number, trick.number, position)
+        )
     for play in trick.plays:
         if play.fault is not None:
             text = _fault_text(view, play.seat, play.fault, play.answer)
@@ -290,6 +323,36 @@ def _note_text(view: _View, note: Note) -> str:
     return f"{view.who(note.seat)}: ! {shown_text(note.text)}"
 
 
+def _mark_lines(view: _View, seat: int, decision: Decision | None) -> list[str]:
+    """``N random ?? blunder: A♠ (best 10♠) lost 12.62 ± 0.23``, for a graded decision."""
+    if decision is None or decision.grade is None:
+        return []
+    paint = view.paint
+    grade = decision.grade
+    color = {"blunder": "red", "mistake": "yellow"}.get(grade.value, "cyan")
+    label = paint.style(f"{grade.mark} {grade.value}", fg=color, bold=True)
+    return [
+        f"        {view.who(seat)} {label}: {decision.what()} lost {decision.loss:.2f}"
+        f" ± {decision.error:.2f} points"
+    ]
+
+
+def _analysis_lines(view: _View) -> list[str]:
+    """Each analysed seat's points lost per hand, by phase (the summary of referee analyze)."""
+    lines = []
+    for seat, s in view.marks.summaries(view.game.game_id):
+        phases = ", ".join(f"{p.value} {s.phase_per_hand(p):.2f}" for p in s.loss if s.loss[p] > 0)
+        counts = ", ".join(f"{s.grades[g]} {g.value}" for g in Grade if s.grades[g])
+        lines.append(
+            f"  {view.who(seat)}: {s.per_hand:.2f} points lost a hand"
+            + (f" ({phases})" if phases else "")
+            + (f"; {counts}" if counts else "")
+        )
+    if lines:
+        lines.insert(0, view.paint.title("Analysis (referee analyze): expected points lost"))
+    return lines
+
+
 def _hand_outro(view: _View, hand: Hand) -> str:
     game, paint = view.game, view.paint
     lines = []
@@ -306,6 +369,7 @@ def _hand_outro(view: _View, hand: Hand) -> str:
         choice = shown_name(m.choice).replace("_", " ")
         extra = "  " + paint.warn(_fault_text(view, m.seat, m.fault, None)) if m.fallback else ""
         lines.append(f"  {view.who(m.seat)} chose: {choice}{extra}")
+        lines += _mark_lines(view, m.seat, view.marks.moon(m.seat, hand.number))
     headers = [f"Hand {hand.number}", *(game.label(s) for s in range(game.n))]
     rows = [["points taken", *result.points]]
     if result.scores != result.points:
@@ -335,6 +399,7 @@ def _ending(view: _View) -> str:
         lines.append(paint.warn(f"The log ends at line {game.last_line} before the game's end."))
     if game.damage is not None:
         lines.append(paint.warn(f"The log is damaged: {shown_text(game.damage)}"))
+    lines += _analysis_lines(view)
     return "\n".join(lines)
 
 

@@ -109,7 +109,7 @@ class Option:
             points=None if data["points"] is None else float(data["points"]),
             loss=float(data["loss"]),
             error=float(data["error"]),
-            points_error=float(data["points_error"] or 0.0),
+            points_error=float(data.get("points_error") or 0.0),
         )
 
 

@@ -11,6 +11,8 @@ from typing import Any
 import click
 from tabulate import tabulate
 
+from referee.analysis.marks import Marks
+from referee.analysis.record import analysis_for_log
 from referee.gamelog import LogError
 from referee.render_text import render_chunks
 from referee.replay import COMPASS, Game, load_game
@@ -71,6 +73,8 @@ def replay(
     \b
     LOG_OR_DIR is a game log (a .jsonl file), or a tournament output folder:
     then --game ID picks the game, and without it the games are listed.
+    With an analysis beside the log (referee analyze), its inaccuracies,
+    mistakes and blunders are marked.
 
     \b
     Examples:
@@ -90,12 +94,13 @@ def replay(
         _check_html_target(html_out, source, force=force)
     game = _load(source)
     viewer = _parse_seat(game, seat) if seat is not None else None
+    marks = Marks.of(analysis_for_log(source), viewer=viewer)
     if hand is not None and not any(h.number == hand for h in game.hands):
         raise click.BadParameter(f"the log has hands 1 to {len(game.hands)}", param_hint="--hand")
     if html_out is not None:
-        _write_html(game, html_out, viewer, hand)
+        _write_html(game, html_out, viewer, hand, marks)
         return
-    _print(game, viewer, hand, step=step, color=color)
+    _print(game, viewer, hand, step=step, color=color, marks=marks)
 
 
 def _load(path: pathlib.Path) -> Game:
@@ -124,9 +129,15 @@ def _load(path: pathlib.Path) -> Game:
 
 
 def _print(
-    game: Game, viewer: int | None, hand: int | None, *, step: bool, color: bool | None
+    game: Game,
+    viewer: int | None,
+    hand: int | None,
+    *,
+    step: bool,
+    color: bool | None,
+    marks: Marks,
 ) -> None:
-    for chunk in render_chunks(game, seat=viewer, hand=hand, color=True):
+    for chunk in render_chunks(game, seat=viewer, hand=hand, color=True, marks=marks):
         click.echo(chunk.text, color=color)
         if step and chunk.kind == "trick" and not _wait_key():
             return
@@ -184,10 +195,12 @@ def _is_replay_page(path: pathlib.Path) -> bool:
         return False
 
 
-def _write_html(game: Game, out: pathlib.Path, viewer: int | None, hand: int | None) -> None:
+def _write_html(
+    game: Game, out: pathlib.Path, viewer: int | None, hand: int | None, marks: Marks
+) -> None:
     from referee.render_html import render_html
 
-    page = render_html(game, seat=viewer, hand=hand)
+    page = render_html(game, seat=viewer, hand=hand, marks=marks)
     tmp = out.with_name(f".{out.name}.tmp")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
