@@ -531,13 +531,13 @@ def _faults_text(faults: Mapping[str, int]) -> str:
 
 _HEADERS = [
     "rank",
-    "rank 95%",
     "bot",
     "games",
     "wins",
     "avg place",
     "pts/hand",
     "95% CI",
+    "rank 95%",
     "mu",
     "sigma",
     "ordinal",
@@ -573,13 +573,13 @@ def _table_rows(standings: Standings) -> list[list[Any]]:
         rows.append(
             [
                 b.rank,
-                _rank_range(b),
                 shown_name(b.bot),
                 b.games,
                 f"{b.wins:.2f}".rstrip("0").rstrip("."),
                 _num(b.avg_placement),
                 _num(b.points_per_hand, 3),
                 f"{ci[0]:.2f} .. {ci[1]:.2f}" if ci else "-",
+                _rank_range(b),
                 _num(b.mu),
                 _num(b.sigma),
                 _num(b.ordinal),

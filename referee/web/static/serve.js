@@ -195,6 +195,11 @@
         el("td", { class: "num", text: num(b.avg_placement, 2) }),
         el("td", { class: "num", text: num(b.points_per_hand, 3) }),
         el("td", { class: "num", text: ci ? num(ci[0], 2) + " .. " + num(ci[1], 2) : "-" }),
+        el("td", {
+          class: "num",
+          text: b.rank_ci95 ? b.rank_ci95[0] + ".." + b.rank_ci95[1] + (b.rank_tied_with.length ? " ≈" : "") : "-",
+          title: b.rank_tied_with && b.rank_tied_with.length ? "cannot be told apart from " + b.rank_tied_with.join(", ") : "",
+        }),
         el("td", { class: "num", text: num(b.ordinal, 2) }),
         el("td", { class: "num", text: b.moons }),
         el("td", { class: b.faults && Object.keys(b.faults).length ? "fault" : "", text: faults }),
