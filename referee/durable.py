@@ -20,7 +20,12 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as out:
+    # A temporary file left by a crash, or a symbolic link planted in its place, is removed,
+    # and the new one is made afresh: never written through a link to a file elsewhere.
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    with open(os.open(tmp, flags, 0o666), "wb") as out:
         out.write(data)
         out.flush()
         os.fsync(out.fileno())
