@@ -13,7 +13,7 @@ Pages (HTML, filled in by ``static/serve.js`` from the JSON routes):
 =================================  =============================================
 ``/``                              the tournaments, with status and progress
 ``/t/ID``                          standings, confidence intervals, head to head
-``/t/ID/bots/BOT``                 one bot: charts, head to head, faults, slowest
+``/t/ID/bots/BOT``                 one bot: charts, head to head, faults, slowest, worst analysed
 ``/t/ID/games``                    the game list, filterable (``?bot=&faults=&moons=&result=``)
 ``/t/ID/games/GAME``               the replay viewer (``referee replay --html``)
 ``/t/ID/gauntlet``                 the sequential test's LLR over games
@@ -46,9 +46,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from referee import seal
+from referee.analysis.marks import Marks
 from referee.render_html import render_html
 from referee.replay import LogError, load_game
 from referee.safetext import shown_name, shown_text
+from referee.web.analysis import BotAnalyses
 from referee.web.index import FILTERS, Catalog, FolderIndex, Snapshot, filter_games, game_index
 
 __all__ = ["LOOPBACK_HOSTS", "create_app"]
@@ -106,6 +108,8 @@ def create_app(
     env = _env()
     #: Set when the server stops, so that the event streams end (uvicorn waits for them).
     closing = threading.Event()
+    #: referee analyze's files beside the logs, read when they change.
+    analyses = BotAnalyses()
 
     def page(template: str, status: int = 200, **context: Any) -> HTMLResponse:
         html = env.get_template(template).render(**context)
@@ -144,7 +148,7 @@ def create_app(
                 return not_found("No such bot in this tournament.")
             return page("bot.html", title=f"{snap.name}: {parts[1]}", bot=parts[1], **context)
         if len(parts) == 2 and parts[0] == "games":
-            return _replay(folder, parts[1], not_found)
+            return _replay(folder, parts[1], not_found, analyses)
         return not_found("No such page.")
 
     async def api(request: Request) -> Response:
@@ -164,6 +168,9 @@ def create_app(
             return _json({**_head(snap), "gauntlet": snap.gauntlet})
         if len(parts) == 2 and parts[0] == "bots":
             data = _bot(snap, parts[1])
+            if data is not None:  # its worst decisions, from referee analyze's files
+                name = _bot_name(snap, parts[1]) or parts[1]
+                data["analysis"] = analyses.of_bot(folder.layout.root, snap.games, name)
             return _json(data) if data is not None else _json({"error": "no such bot"}, 404)
         return _json({"error": "not found"}, 404)
 
@@ -335,7 +342,7 @@ def _games(snap: Snapshot, request: Request) -> Response:
     )
 
 
-def _replay(folder: FolderIndex, game_id: str, not_found: Any) -> Response:
+def _replay(folder: FolderIndex, game_id: str, not_found: Any, analyses: BotAnalyses) -> Response:
     snap = folder.snapshot
     row = game_index(snap.games, game_id)
     if row is None or row.log is None:
@@ -363,7 +370,8 @@ def _replay(folder: FolderIndex, game_id: str, not_found: Any) -> Response:
             status_code=422,
             headers=_headers(_PAGE_CSP),
         )
-    return HTMLResponse(render_html(game), headers=_headers(_REPLAY_CSP))
+    marks = Marks.of(analyses.file(path))  # the analysed decisions, when analysed
+    return HTMLResponse(render_html(game, marks=marks), headers=_headers(_REPLAY_CSP))
 
 
 def _event_data(folder: FolderIndex) -> Any:

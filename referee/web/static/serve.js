@@ -373,7 +373,35 @@
         )
       )
     );
+    renderAnalysis(data.analysis);
     done(data.version);
+  }
+
+  // referee analyze's figures for the bot: points lost per hand, its worst decisions.
+  function renderAnalysis(analysis) {
+    if (!analysis) return;
+    const phases = Object.entries(analysis.per_hand_by_phase)
+      .filter(([, v]) => v > 0)
+      .map(([p, v]) => p + " " + num(v, 2))
+      .join(", ");
+    const grades = ["inaccuracy", "mistake", "blunder"].map((g) => (analysis.grades[g] || 0) + " " + g).join(", ");
+    document.getElementById("analysis-summary").textContent =
+      num(analysis.points_lost_per_hand, 2) + " points lost a hand over " + analysis.hands + " hands of " +
+      analysis.games + " analysed games (" + phases + "); " + grades + ".";
+    replaceRows(
+      document.querySelector("#worst tbody"),
+      analysis.worst.map((w) =>
+        el(
+          "tr",
+          { class: w.grade || "" },
+          el("td", { class: "num", text: num(w.loss, 2) + " ± " + num(w.error, 2) }),
+          el("td", { text: (w.mark ? w.mark + " " : "") + (w.grade || "") }),
+          el("td", {}, el("a", { href: tpath("games", w.game_id) + w.position, text: w.game_id })),
+          el("td", { text: w.where }),
+          el("td", { text: w.what })
+        )
+      )
+    );
   }
 
   // A decision id (h3-t5-s1, h3-pass-s1) as the replay's position: the trick it was in.
