@@ -15,7 +15,7 @@ import logging
 import pathlib
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from referee import __version__, protocol
@@ -57,8 +57,11 @@ class _Checker:
         progress: Callable[[str], None],
         limits: Limits | None = None,
         sandbox: str = "bwrap",
+        build_credentials: Collection[str] = (),
     ) -> None:
         self.spec = spec
+        #: The kinds of credentials its build may see (``build.credentials`` of a tournament).
+        self.build_credentials = tuple(build_credentials)
         #: A tournament's defaults unless given: the bot is started as a tournament starts it.
         self.limits = limits or Limits()
         self.sandbox = sandbox
@@ -115,6 +118,7 @@ class _Checker:
                 spec,
                 self.out_dir / "builds",
                 sandbox=self.sandbox,
+                credentials=self.build_credentials,
                 hidden=[self.out_dir],
             )
             if not built.ok:
@@ -316,11 +320,13 @@ def check_bot(
     progress: Callable[[str], None] | None = None,
     limits: Limits | None = None,
     sandbox: str = "bwrap",
+    build_credentials: Collection[str] = (),
 ) -> Report:
     """Run every check on the bot ``spec`` and return the report (never raises on bot faults).
 
     A launched bot is built and started as a tournament does it: in the same
-    sandbox, with the same limits (a tournament's defaults unless given).
+    sandbox, with the same limits (a tournament's defaults unless given); its
+    build sees the credentials of ``build_credentials``' kinds only.
     """
     out = pathlib.Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -336,6 +342,7 @@ def check_bot(
         progress=progress or (lambda _message: None),
         limits=limits,
         sandbox=sandbox,
+        build_credentials=build_credentials,
     )
     try:
         checker.run()

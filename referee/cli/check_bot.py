@@ -11,6 +11,7 @@ import sys
 import click
 
 from referee.bots import BotSpecError, parse_bot
+from referee.build_settings import CREDENTIAL_KINDS
 from referee.checkbot import check_bot as run_checks
 from referee.cli.options import SECONDS, check_sandbox_or_fail, sandbox_option
 from referee.policy import TimeControl
@@ -67,6 +68,14 @@ from referee.tournament.folder import Layout
     show_default=True,
     help="End with a full game through the match runner.",
 )
+@click.option(
+    "--build-credentials",
+    "build_credentials",
+    metavar="KINDS",
+    default="",
+    help="Let the build see these kinds of the user's credentials, comma-separated "
+    f"({', '.join(CREDENTIAL_KINDS)}), as build.credentials does; none by default.",
+)
 @sandbox_option
 def check_bot(
     bot: str,
@@ -77,6 +86,7 @@ def check_bot(
     startup_timeout_s: float,
     seed: int,
     full_game: bool,
+    build_credentials: str,
     sandbox: str,
 ) -> None:
     """Check that BOT follows the hearts.v1 protocol and the rules; exit 1 on any failure.
@@ -113,6 +123,13 @@ def check_bot(
             "{address} (--address {address}), or use --sandbox none for a bot you trust",
             param_hint="BOT",
         )
+    kinds = tuple(dict.fromkeys(k.strip() for k in build_credentials.split(",") if k.strip()))
+    for kind in kinds:
+        if kind not in CREDENTIAL_KINDS:
+            raise click.BadParameter(
+                f"{kind!r} is not a kind of credentials: expected {', '.join(CREDENTIAL_KINDS)}",
+                param_hint="--build-credentials",
+            )
     check_sandbox_or_fail([spec], sandbox)
     if out_dir is None:
         stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -147,6 +164,7 @@ def check_bot(
             full_game=full_game,
             progress=progress,
             sandbox=sandbox,
+            build_credentials=kinds,
         )
     except KeyboardInterrupt:
         click.echo("\ninterrupted; the bot has been stopped", err=True)

@@ -7,6 +7,7 @@ sandboxed build that prints what it sees of the organiser's settings.
 from __future__ import annotations
 
 import pathlib
+import shutil
 
 import pytest
 
@@ -15,6 +16,9 @@ from referee.bots import build_bot, parse_bot
 from tests.helpers import require_sandbox
 
 TOKEN = "npm_SECRETTOKEN0123456789"
+HEURISTIC_FOLDER = (
+    pathlib.Path(__file__).resolve().parents[2] / "sample_bots" / "python" / "heuristic"
+)
 
 
 def _settings(home: pathlib.Path, allowed: tuple[str, ...] = ()) -> dict[str, str]:
@@ -165,3 +169,36 @@ def test_a_build_sees_the_npm_token_only_when_the_config_allows_it(
     # The organiser's file was bound, never copied into the build's home.
     home_copy = tmp_path / "cache" / "hearts-referee" / "build-homes" / "reader" / ".npmrc"
     assert home_copy.read_text() == ""
+
+
+def test_check_bot_lets_a_build_see_credentials_only_when_asked(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from referee.cli import cli
+
+    bad = CliRunner().invoke(
+        cli, ["check-bot", str(HEURISTIC_FOLDER), "--build-credentials", "npm,crates"]
+    )
+    assert bad.exit_code == 2
+    assert "--build-credentials" in bad.output and "'crates' is not a kind of credentials" in (
+        bad.output
+    )
+    require_sandbox()
+    home = tmp_path / "organiser"
+    home.mkdir()
+    (home / ".npmrc").write_text(f"//x/:_authToken={TOKEN}\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    bot = tmp_path / "bot"
+    shutil.copytree(HEURISTIC_FOLDER, bot)
+    manifest = (bot / "bot.yaml").read_text() + "build: 'cat ~/.npmrc'\n"
+    (bot / "bot.yaml").write_text(manifest)
+    for allowed, seen in (([], False), (["--build-credentials", "npm"], True)):
+        out = tmp_path / f"out-{seen}"
+        args = ["check-bot", str(bot), "--out", str(out), "--no-full-game", *allowed]
+        result = CliRunner().invoke(cli, args)
+        log = (out / "builds" / "heuristic-py.build.log").read_text()
+        assert result.exit_code == 0, result.output + log
+        assert (TOKEN in log) is seen, log
