@@ -24,13 +24,17 @@ request through only when (:func:`decide`):
   own interfaces (:func:`is_this_host`).
 
 Every refusal is written to the build's log (so its author sees why), and
-the build's tool gets ``403 Forbidden`` with the same reason.
+the build's tool gets ``403 Forbidden`` with the same reason. Where the
+referee's machine itself reaches the internet through a proxy (its
+``https_proxy``, :class:`HostProxy`), the allowed connections go through that
+one; the build never sees it.
 
 Standard library only, threads: it needs nothing but the pip install and no root.
 """
 
 from __future__ import annotations
 
+import base64
 import collections
 import contextlib
 import dataclasses
@@ -42,7 +46,8 @@ import re
 import socket
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Sequence
+import urllib.parse
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 __all__ = [
     "BRIDGE_PORT",
@@ -50,6 +55,7 @@ __all__ = [
     "PORTS",
     "AllowList",
     "BuildProxy",
+    "HostProxy",
     "Refused",
     "decide",
     "host_problem",
@@ -265,12 +271,17 @@ def decide(
     allow: AllowList,
     resolve: Resolver = system_resolver,
     this_host: Callable[[str], bool] = is_this_host,
+    *,
+    must_resolve: bool = True,
 ) -> list[str]:
     """The addresses a build's request for ``host:port`` may connect to, or :class:`Refused`.
 
-    Only addresses outside this host and its networks are returned, in the resolver's order; the caller
-    connects to them and to nothing else (no second lookup), so a name cannot
-    change its answer between the check and the connection.
+    Only addresses outside this host and its networks are returned, in the
+    resolver's order; the caller connects to them and to nothing else (no
+    second lookup), so a name cannot change its answer between the check and
+    the connection. With ``must_resolve=False`` (the machine's own proxy will
+    resolve it), a name that does not resolve here gives ``[]`` rather than a
+    refusal; one that does is checked all the same.
     """
     host = _normal(host)
     if port not in PORTS:
@@ -290,6 +301,8 @@ def decide(
         try:
             addresses = list(resolve(host, port))
         except (OSError, UnicodeError) as error:
+            if not must_resolve:
+                return []
             raise Refused(f"cannot resolve {host}: {error}") from None
     outside = [a for a in addresses if is_outside(a) and not this_host(a)]
     if not outside:
@@ -299,6 +312,55 @@ def decide(
             "addresses, loopback, or private, link-local or other local ones"
         )
     return outside
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class HostProxy:
+    """The proxy this machine reaches the internet through (the referee's ``https_proxy``).
+
+    Where the organiser's machine has one, the build network's allowed
+    connections go through it (``CONNECT``), as the referee's other traffic
+    does; the build itself never sees it or its password.
+    """
+
+    host: str
+    port: int
+    #: The ``Proxy-Authorization`` value, from the URL's user and password ('' without).
+    authorization: str = ""
+    #: ``no_proxy``'s entries: hosts (and domains) reached directly.
+    bypass: tuple[str, ...] = ()
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> HostProxy | None:
+        """The proxy of ``env`` (the referee's environment): ``https_proxy``, then ``HTTPS_PROXY``.
+
+        Only an ``http://`` proxy (the usual kind) is used; None without one.
+        """
+        env = os.environ if env is None else env
+        url = env.get("https_proxy") or env.get("HTTPS_PROXY") or ""
+        if not url.strip():
+            return None
+        parsed = urllib.parse.urlsplit(url.strip() if "://" in url else f"http://{url.strip()}")
+        if parsed.scheme != "http" or not parsed.hostname:
+            return None
+        try:
+            port = parsed.port or 80
+        except ValueError:
+            return None
+        authorization = ""
+        if parsed.username is not None:
+            user = urllib.parse.unquote(parsed.username)
+            password = urllib.parse.unquote(parsed.password or "")
+            token = base64.b64encode(f"{user}:{password}".encode()).decode()
+            authorization = f"Basic {token}"
+        bypass = env.get("no_proxy") or env.get("NO_PROXY") or ""
+        entries = tuple(_normal(e).lstrip("*").lstrip(".") for e in bypass.split(",") if e.strip())
+        return cls(parsed.hostname, port, authorization, entries)
+
+    def bypasses(self, host: str) -> bool:
+        """True if ``no_proxy`` says ``host`` is reached directly."""
+        host = _normal(host)
+        return any(e == "" or host == e or host.endswith("." + e) for e in self.bypass)
 
 
 def proxy_env(port: int = BRIDGE_PORT) -> dict[str, str]:
@@ -351,6 +413,7 @@ class BuildProxy:
         resolve: Resolver = system_resolver,
         connect: Connector = socket.create_connection,
         this_host: Callable[[str], bool] = is_this_host,
+        host_proxy: HostProxy | None = None,
         connect_timeout_s: float = CONNECT_TIMEOUT_S,
     ) -> None:
         self.allow = allow
@@ -359,6 +422,7 @@ class BuildProxy:
         self.resolve = resolve
         self.connect = connect
         self.this_host = this_host
+        self.host_proxy = host_proxy
         self.connect_timeout_s = connect_timeout_s
         #: "host:port" -> connections let through; and refused, with the last reason.
         self.passed: collections.Counter[str] = collections.Counter()
@@ -377,9 +441,13 @@ class BuildProxy:
         """A proxy whose socket lies in a fresh folder under ``base``, removed when it closes.
 
         The folder is what the build's sandbox binds, so it holds nothing else.
+        It goes out through this machine's own proxy if the referee has one
+        (:meth:`HostProxy.from_env`).
         """
         folder = tempfile.mkdtemp(prefix="bn-", dir=base)
-        proxy = cls(allow, pathlib.Path(folder) / "proxy.sock", log)
+        proxy = cls(
+            allow, pathlib.Path(folder) / "proxy.sock", log, host_proxy=HostProxy.from_env()
+        )
         proxy._own_folder = True
         return proxy
 
@@ -473,14 +541,19 @@ class BuildProxy:
             method, target, version, headers = _parse_head(head)
             if method == "CONNECT":
                 host, port = _split_host_port(target, None)
-                upstream = self._connect(host, port, f"CONNECT {target}")
+                upstream, _ = self._connect(host, port, f"CONNECT {target}", tunnel=True)
                 conn.sendall(f"{version} 200 Connection established\r\n\r\n".encode())
                 if rest:
                     upstream.sendall(rest)
             else:
                 host, port, path = _absolute_url(target)
-                upstream = self._connect(host, port, f"{method} {target}")
-                upstream.sendall(_forwarded_head(method, path, version, headers) + rest)
+                upstream, via = self._connect(host, port, f"{method} {target}", tunnel=False)
+                extra: list[tuple[str, str]] = []
+                if via is not None:  # the machine's proxy takes the absolute form
+                    path = f"http://{_authority(host, port)}{path}"
+                    if via.authorization:
+                        extra.append(("Proxy-Authorization", via.authorization))
+                upstream.sendall(_forwarded_head(method, path, version, headers, extra) + rest)
             self._pipe(conn, upstream)
         except _Reply as reply:
             with contextlib.suppress(OSError):
@@ -493,13 +566,27 @@ class BuildProxy:
                     self._track(sock, False)
                     sock.close()
 
-    def _connect(self, host: str, port: int, request: str) -> socket.socket:
+    def _connect(
+        self, host: str, port: int, request: str, *, tunnel: bool
+    ) -> tuple[socket.socket, HostProxy | None]:
+        """A connection to an allowed ``host:port``, and the machine's proxy if it goes through it.
+
+        Through the machine's proxy, a ``tunnel`` is already open (its
+        ``CONNECT`` answered 200); a plain request is then sent to it whole.
+        """
         where = f"{_normal(host)}:{port}"
+        via = self.host_proxy
+        if via is not None and via.bypasses(host):
+            via = None
         try:
-            addresses = decide(host, port, self.allow, self.resolve, self.this_host)
+            addresses = decide(
+                host, port, self.allow, self.resolve, self.this_host, must_resolve=via is None
+            )
         except Refused as refusal:
             self._note_refusal(where, f"refused {request[:200]!r}: {refusal}")
             raise _Reply("403 Forbidden", f"the build network refused {where}: {refusal}") from None
+        if via is not None:
+            return self._through_host_proxy(via, host, port, where, tunnel=tunnel), via
         failure: OSError | None = None
         for address in addresses:
             try:
@@ -511,9 +598,42 @@ class BuildProxy:
             self._track(sock, True)
             with self._lock:
                 self.passed[where] += 1
-            return sock
+            return sock, None
         self.log(f"build network: cannot connect to {where}: {failure}")
         raise _Reply("502 Bad Gateway", f"cannot connect to {where}: {failure}")
+
+    def _through_host_proxy(
+        self, via: HostProxy, host: str, port: int, where: str, *, tunnel: bool
+    ) -> socket.socket:
+        try:
+            sock = self.connect((via.host, via.port), self.connect_timeout_s)
+        except OSError as error:
+            self.log(f"build network: cannot reach this machine's proxy for {where}: {error}")
+            raise _Reply("502 Bad Gateway", f"cannot reach the proxy: {error}") from None
+        self._track(sock, True)
+        if tunnel:
+            lines = [
+                f"CONNECT {_authority(host, port)} HTTP/1.1",
+                f"Host: {_authority(host, port)}",
+            ]
+            if via.authorization:
+                lines.append(f"Proxy-Authorization: {via.authorization}")
+            try:
+                sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+                head, rest = _read_head(sock)
+            except (OSError, _Reply) as error:
+                self.log(f"build network: this machine's proxy failed for {where}: {error}")
+                raise _Reply("502 Bad Gateway", f"the proxy failed: {error}") from None
+            status = head.split(b"\r\n", 1)[0].decode("latin-1")
+            if status.split(" ")[1:2] != ["200"] or rest:
+                self.log(
+                    f"build network: this machine's proxy answered {status[:100]!r} for {where}"
+                )
+                raise _Reply("502 Bad Gateway", f"the proxy answered {status[:100]!r}")
+        sock.settimeout(IDLE_TIMEOUT_S)
+        with self._lock:
+            self.passed[where] += 1
+        return sock
 
     def _note_refusal(self, where: str, line: str) -> None:
         with self._lock:
@@ -593,6 +713,11 @@ def _split_host_port(authority: str, default: int | None) -> tuple[str, int]:
     return host, int(port_text)
 
 
+def _authority(host: str, port: int) -> str:
+    host = _normal(host)
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 def _absolute_url(target: str) -> tuple[str, int, str]:
     """Host, port and path of a proxied ``http://`` request's target."""
     if not target.lower().startswith("http://"):
@@ -622,9 +747,19 @@ _HOP_HEADERS = frozenset(
 )
 
 
-def _forwarded_head(method: str, path: str, version: str, headers: list[tuple[str, str]]) -> bytes:
-    """The request as the registry gets it: origin-form, one request, then the connection closes."""
-    kept = [(n, v) for n, v in headers if n.lower() not in _HOP_HEADERS]
+def _forwarded_head(
+    method: str,
+    path: str,
+    version: str,
+    headers: list[tuple[str, str]],
+    extra: Sequence[tuple[str, str]] = (),
+) -> bytes:
+    """The request as it is passed on: one request, then the connection closes.
+
+    The build's hop-by-hop and proxy headers are dropped; ``extra`` (the
+    machine's proxy's credentials) is added after.
+    """
+    kept = [(n, v) for n, v in headers if n.lower() not in _HOP_HEADERS] + list(extra)
     lines = [f"{method} {path} {version}", *(f"{n}: {v}" for n, v in kept), "Connection: close"]
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 

@@ -421,6 +421,112 @@ def test_closing_writes_a_summary_and_removes_the_socket(tmp_path: pathlib.Path)
     assert lines[-1] == "build network: reached nothing; refused 1 request(s): 10.0.0.1:443 (1)"
 
 
+# Through the machine's own proxy -----------------------------------------------------------
+
+
+def test_the_machines_proxy_is_read_from_the_referees_environment() -> None:
+    found = buildnet.HostProxy.from_env(
+        {
+            "https_proxy": "http://ann:p%40ss@proxy.corp.test:8080",
+            "no_proxy": "localhost,.corp.test",
+        }
+    )
+    assert found is not None
+    assert (found.host, found.port) == ("proxy.corp.test", 8080)
+    assert found.authorization == "Basic YW5uOnBAc3M="  # ann:p@ss
+    assert found.bypasses("mirror.corp.test") and found.bypasses("localhost")
+    assert not found.bypasses("pypi.org")
+    plain = buildnet.HostProxy.from_env({"HTTPS_PROXY": "proxy.corp.test:3128"})
+    assert plain == buildnet.HostProxy("proxy.corp.test", 3128)
+    for env in ({}, {"https_proxy": " "}, {"https_proxy": "socks5://proxy.corp.test:1080"}):
+        assert buildnet.HostProxy.from_env(env) is None
+
+
+class FakeHostProxy:
+    """The organiser's proxy, on loopback: records each request head, then tunnels or answers."""
+
+    def __init__(self) -> None:
+        self.heads: list[bytes] = []
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn, contextlib.suppress(OSError):
+                conn.settimeout(5)
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    data += conn.recv(4096)
+                self.heads.append(data)
+                if data.startswith(b"CONNECT "):
+                    conn.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                    if conn.recv(4096) == b"PING":
+                        conn.sendall(b"PONG")
+                else:
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+
+
+@pytest.fixture
+def via_host_proxy(tmp_path: pathlib.Path) -> Iterator[tuple[BuildProxy, FakeHostProxy]]:
+    fake = FakeHostProxy()
+    # Nothing resolves here (as behind many corporate proxies): the machine's proxy resolves.
+    proxy = BuildProxy(
+        ALLOW,
+        tmp_path / "p.sock",
+        lambda line: None,
+        resolve=resolver({"mirror.example.org": ["127.0.0.1"]}),
+        host_proxy=buildnet.HostProxy("127.0.0.1", fake.port, "Basic c2VjcmV0"),
+    )
+    with proxy:
+        yield proxy, fake
+    fake.sock.close()
+
+
+def _tunnel(proxy: BuildProxy, target: bytes) -> bytes:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(10)
+        sock.connect(str(proxy.path))
+        sock.sendall(b"CONNECT " + target + b" HTTP/1.1\r\n\r\n")
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = sock.recv(4096)
+            if not chunk:
+                return head
+            head += chunk
+        if not head.startswith(b"HTTP/1.1 200 "):
+            return head
+        sock.sendall(b"PING")
+        return head + sock.recv(4096)
+
+
+def test_allowed_connections_go_through_the_machines_proxy(
+    via_host_proxy: tuple[BuildProxy, FakeHostProxy],
+) -> None:
+    proxy, fake = via_host_proxy
+    assert _tunnel(proxy, b"pypi.org:443").endswith(b"\r\n\r\nPONG")
+    (head,) = fake.heads
+    assert head.startswith(b"CONNECT pypi.org:443 HTTP/1.1\r\n")
+    assert b"Proxy-Authorization: Basic c2VjcmV0\r\n" in head
+    answer = _ask(proxy, b"GET http://pypi.org/simple/ HTTP/1.1\r\nHost: pypi.org\r\n\r\n")
+    assert answer.endswith(b"ok")
+    assert fake.heads[1].startswith(b"GET http://pypi.org:80/simple/ HTTP/1.1\r\n")
+    assert b"Proxy-Authorization: Basic c2VjcmV0\r\n" in fake.heads[1]
+
+
+def test_the_machines_proxy_never_hears_a_refused_request(
+    via_host_proxy: tuple[BuildProxy, FakeHostProxy],
+) -> None:
+    proxy, fake = via_host_proxy
+    for target in (b"evil.test:443", b"127.0.0.1:443", b"pypi.org:22", b"mirror.example.org:443"):
+        assert _tunnel(proxy, target).startswith(b"HTTP/1.1 403 Forbidden"), target
+    assert fake.heads == []
+
+
 # The attack, in a real tournament ---------------------------------------------------------
 
 
