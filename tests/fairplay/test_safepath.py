@@ -123,3 +123,28 @@ def test_paths_that_leave_the_folder_are_refused(home: pathlib.Path, relative: s
     with pytest.raises(UnsafePathError):
         safepath.ensure_file(home, relative)
     assert os.listdir(home) == []
+
+
+def test_a_staged_bot_folder_keeps_no_link_leading_out_of_it(
+    tmp_path: pathlib.Path, victim: pathlib.Path
+) -> None:
+    """Ray packs a working directory following links: a staged folder keeps only inner files'."""
+    pytest.importorskip("ray")
+    from referee.bots import BotSpec
+    from referee.tournament.ray_executor import stage_bot_folders
+
+    bot = tmp_path / "bot"
+    (bot / "data").mkdir(parents=True)
+    (bot / "bot.py").write_text("print('bot')\n")
+    (bot / "data" / "weights.bin").write_bytes(b"w")
+    (bot / "weights").symlink_to("data/weights.bin")  # inside: kept
+    (bot / "key").symlink_to(victim / "bot.py")  # a file outside
+    (bot / "everything").symlink_to("/")  # a folder outside (Ray would pack the disk)
+    (bot / "loop").symlink_to(".")  # a folder inside (Ray would recurse for ever)
+    (bot / "dangling").symlink_to(tmp_path / "nothing")
+    spec = BotSpec(name="b", command="{python} bot.py --address {address}", folder=str(bot))
+    stage = tmp_path / "stage"
+    staged = stage_bot_folders({"b": spec}, stage)
+    copy = stage / staged["b"].folder  # type: ignore[operator]
+    assert sorted(p.name for p in copy.iterdir()) == ["bot.py", "data", "weights"]
+    assert (copy / "weights").read_bytes() == b"w"
