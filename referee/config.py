@@ -35,7 +35,7 @@ from referee import buildnet
 from referee.bots import BotSpec, BotSpecError, parse_bot
 from referee.build_settings import CREDENTIAL_KINDS
 from referee.bwrap import SANDBOX_KINDS
-from referee.engine import MAX_TARGET_SCORE, MoonScoring, Rules, RulesError, TieRule
+from referee.engine import MAX_HANDS, MAX_TARGET_SCORE, MoonScoring, Rules, RulesError, TieRule
 from referee.gauntlet_config import GAUNTLET_DEAL_SETS, GauntletConfig, parse_gauntlet
 from referee.policy import BuildLimits, FaultPolicy, Limits, TimeControl
 from referee.standings import RANKING_KEYS
@@ -214,7 +214,7 @@ class TournamentConfig:
             "name": self.name,
             "seed": self.seed,
             "bots": {spec.name: spec.to_dict() for spec in self.bots},
-            "rules": _plain(self.rules.to_dict()),
+            "rules": _canonical_rules(self.rules),
             "schedule": self.schedule.to_dict(),
             "time_control": self.time_control.to_dict(),
             "fault_policy": self.fault_policy.to_dict(),
@@ -235,6 +235,19 @@ class TournamentConfig:
         """A hash of :meth:`canonical`: equal for configs that play the same games."""
         text = json.dumps(self.canonical(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _canonical_rules(rules: Rules) -> dict[str, Any]:
+    """The rules as :meth:`TournamentConfig.canonical` holds them.
+
+    V8's default cap (100 hands, or the target score if more) is left out, so that
+    a config that does not set ``max_hands`` hashes as it did before V8 and a
+    folder begun by an older referee still resumes.
+    """
+    data = _plain(rules.to_dict())
+    if data.get("max_hands") == Rules(target_score=rules.target_score).max_hands:
+        del data["max_hands"]
+    return data
 
 
 def _plain(value: Any) -> Any:
@@ -444,6 +457,7 @@ def _rules(top: _Section) -> Rules:
     checks: dict[str, Callable[[str, Any], Any]] = {
         "num_players": _int_range(section, 3, 7),
         "target_score": _int_range(section, 1, MAX_TARGET_SCORE),
+        "max_hands": _int_range(section, 1, MAX_HANDS),
         "moon_scoring": _choice(section, tuple(m.value for m in MoonScoring)),
         "tie_rule": _choice(section, tuple(t.value for t in TieRule)),
     }

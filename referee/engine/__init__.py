@@ -42,6 +42,7 @@ from referee.engine.faults import LIMIT_KINDS, NOT_RECORDED, FaultKind
 from referee.engine.legal import LegalCase, legal_case
 from referee.engine.replay import ReplayError, replay
 from referee.engine.rules import (
+    MAX_HANDS,
     MAX_TARGET_SCORE,
     MoonScoring,
     PassDirection,
@@ -68,6 +69,7 @@ __all__ = [
     "HEARTS",
     "JACK_OF_DIAMONDS",
     "LIMIT_KINDS",
+    "MAX_HANDS",
     "MAX_TARGET_SCORE",
     "NOT_RECORDED",
     "QUEEN_OF_SPADES",

@@ -1,4 +1,4 @@
-"""The rule set: every variant of docs/rules.md (V1-V7) in one frozen, validated value."""
+"""The rule set: every variant of docs/rules.md (V1-V8) in one frozen, validated value."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import enum
 from referee.engine.cards import ALL_CARDS, QUEEN_OF_SPADES, Card, Suit, mask_of, parse_cards
 
 __all__ = [
+    "DEFAULT_MAX_HANDS",
+    "MAX_HANDS",
     "MAX_TARGET_SCORE",
     "MoonScoring",
     "PassDirection",
@@ -76,6 +78,10 @@ _OTHER_CYCLE = (PassDirection.LEFT, PassDirection.RIGHT)
 
 #: The largest target score: a game to it takes some 1,500 hands (a game to 100, about 10).
 MAX_TARGET_SCORE = 10_000
+#: The largest hand cap (V8).
+MAX_HANDS = 10_000
+#: V8's default cap, for targets up to 100 (a larger target is its own default cap).
+DEFAULT_MAX_HANDS = 100
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -86,6 +92,8 @@ class Rules:
     100
     >>> Rules(num_players=5).cards_per_player
     10
+    >>> Rules().max_hands, Rules(target_score=50).max_hands, Rules(target_score=500).max_hands
+    (100, 100, 500)
     """
 
     #: V6: players at the table, 3 to 7.
@@ -102,6 +110,10 @@ class Rules:
     tie_rule: TieRule = TieRule.PLAY_ON
     #: V7: hearts and Q♠ may be played to the first trick (R5 dropped).
     points_on_first_trick: bool = False
+    #: V8: the game ends after this hand even if no total reached the target. None (the
+    #: default) is :data:`DEFAULT_MAX_HANDS`, or the target score if that is more; 0 is no
+    #: cap, as in the logs of referees before V8 (:meth:`from_dict`).
+    max_hands: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("queen_breaks_hearts", "omnibus", "points_on_first_trick"):
@@ -121,6 +133,21 @@ class Rules:
             raise RulesError(
                 f"target_score must be an integer 1 to {MAX_TARGET_SCORE} (V4), "
                 f"not {self.target_score!r}"
+            )
+        if self.max_hands is None:
+            # Each hand without a moon adds at least 16 points (26, or 16 with V3) to the
+            # totals, so some total reaches the target within target * 7 / 16 + 1 hands at any
+            # table: the default cap stops only a game kept going by moons shot under
+            # subtract_from_self, or by a long run of ties under play_on.
+            object.__setattr__(self, "max_hands", max(DEFAULT_MAX_HANDS, self.target_score))
+        if (
+            not isinstance(self.max_hands, int)
+            or isinstance(self.max_hands, bool)
+            or not 0 <= self.max_hands <= MAX_HANDS
+        ):
+            raise RulesError(
+                f"max_hands must be an integer 1 to {MAX_HANDS} (V8; 0 for no cap), "
+                f"not {self.max_hands!r}"
             )
         # Accept the enum values' strings too, as configs and logs hold them.
         for name, kind in (("moon_scoring", MoonScoring), ("tie_rule", TieRule)):
@@ -170,9 +197,17 @@ class Rules:
         """Points in one hand's cards: 26, or 16 with Omnibus (V3)."""
         return 16 if self.omnibus else 26
 
+    def hand_cap_reached(self, hand_number: int) -> bool:
+        """V8: whether the game ends after hand ``hand_number`` (1-based) whatever the totals."""
+        return 0 < (self.max_hands or 0) <= hand_number
+
     def to_dict(self) -> dict[str, object]:
-        """A JSON-ready dict; ``Rules(**d)`` gives the same rules back."""
-        return {
+        """A JSON-ready dict; :meth:`from_dict` gives the same rules back.
+
+        ``max_hands`` is left out when it is 0 (no cap), as the referees before
+        V8 wrote every log, so their logs read back byte for byte.
+        """
+        data: dict[str, object] = {
             "num_players": self.num_players,
             "target_score": self.target_score,
             "queen_breaks_hearts": self.queen_breaks_hearts,
@@ -181,12 +216,20 @@ class Rules:
             "tie_rule": self.tie_rule.value,
             "points_on_first_trick": self.points_on_first_trick,
         }
+        if self.max_hands:
+            data["max_hands"] = self.max_hands
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, object]) -> Rules:
-        """The inverse of :meth:`to_dict`; unknown keys are an error."""
+        """The inverse of :meth:`to_dict`; unknown keys are an error.
+
+        A dict without ``max_hands`` is a record of a referee before V8 (a log
+        header, say), whose games had no cap: it gets 0, so that its game ends
+        as it did.
+        """
         fields = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(data) - fields)
         if unknown:
             raise RulesError(f"unknown rule {unknown[0]!r}; known: {', '.join(sorted(fields))}")
-        return cls(**data)  # type: ignore[arg-type]
+        return cls(**{"max_hands": 0, **data})  # type: ignore[arg-type]

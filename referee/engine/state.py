@@ -714,13 +714,16 @@ class GameState:
             )
 
     def _check_game_end(self, last: tuple[int, ...]) -> bool:
+        """R9, V5 and V8: whether the game ends after this hand, and its outcome if so."""
         totals = self.scores
-        if max(totals) < self.rules.target_score:
+        capped = self.rules.hand_cap_reached(self.hand_number)
+        if max(totals) < self.rules.target_score and not capped:
             return False
         low = min(totals)
         tied = [s for s in range(self.n) if totals[s] == low]
         rule = self.rules.tie_rule
-        if len(tied) > 1 and rule is TieRule.PLAY_ON:
+        # V8: at the cap there is no hand to play on with; tied players share instead.
+        if len(tied) > 1 and rule is TieRule.PLAY_ON and not capped:
             return False
         if rule is TieRule.LAST_HAND:
             keys = [(totals[s], last[s]) for s in range(self.n)]

@@ -145,3 +145,61 @@ def test_game_over_refuses_every_action_and_changes_nothing():
     )
     assert state.to_act() == []
     assert state.legal_moves() == 0
+
+
+# V8: the hand cap ---------------------------------------------------------------------------
+
+SUBTRACT = MoonScoring.SUBTRACT_FROM_SELF
+
+
+def capped_hand(rules: Rules, scores, hand: int, deal=DEAL_M, forced=MOON_M):
+    """Hand ``hand`` of a game, played out (seat 0 shoots the moon with deal M)."""
+    state = hold_hand(deal, rules, scores=scores, seed=5, hand_number=hand)
+    play_out(state, forced)
+    return state
+
+
+def test_v8_a_game_moons_keep_below_the_target_ends_after_the_capped_hand():
+    """V8: subtract_from_self moons keep every total below 100; the game ends after hand 100."""
+    state = capped_hand(Rules(moon_scoring=SUBTRACT), [-78, 60, 70, 90], hand=100)
+    assert state.scores == [-104, 60, 70, 90] and max(state.scores) < 100
+    assert state.is_over and state.phase is Phase.GAME_OVER
+    assert state.outcome.hands_played == 100
+    assert state.outcome.winners == (0,) and state.outcome.placements == (1, 2, 3, 4)
+
+
+def test_v8_before_the_cap_the_game_goes_on():
+    state = capped_hand(Rules(moon_scoring=SUBTRACT), [-78, 60, 70, 90], hand=99)
+    assert not state.is_over and state.hand_number == 100
+
+
+def test_v8_a_chosen_cap_and_the_target_first():
+    """V8 with max_hands 3: the game ends after hand 3; a total at the target still ends it before."""
+    assert capped_hand(Rules(moon_scoring=SUBTRACT, max_hands=3), [0, 0, 0, 0], hand=3).is_over
+    assert not capped_hand(Rules(moon_scoring=SUBTRACT, max_hands=3), [0, 0, 0, 0], 2).is_over
+    early = capped_hand(Rules(max_hands=3), [10, 74, 20, 30], hand=1)  # R9: 100 reached
+    assert early.is_over and early.outcome.hands_played == 1
+
+
+def test_v8_play_on_cannot_play_on_at_the_cap_tied_players_share():
+    """V5 play_on at the cap: no next hand, so the tied lowest totals share first place."""
+    rules = Rules(tie_rule=TieRule.PLAY_ON, max_hands=3)
+    state = capped_hand(rules, [26, 0, 0, 10], hand=3)  # add_to_others: seat 0 gets 0
+    assert state.scores == [26, 26, 26, 36]
+    assert state.outcome.winners == (0, 1, 2) and state.outcome.placements == (1, 1, 1, 4)
+    assert not capped_hand(rules, [26, 0, 0, 10], hand=2).is_over
+
+
+def test_v8_last_hand_breaks_a_tie_at_the_cap_as_at_the_target():
+    state = capped_hand(Rules(tie_rule=TieRule.LAST_HAND, max_hands=3), [26, 0, 0, 10], hand=3)
+    assert state.outcome.winners == (0,)  # it scored 0 in the last hand, seats 1 and 2 26
+    assert state.outcome.placements == (1, 2, 2, 4)
+
+
+def test_v8_no_cap_in_a_game_of_an_older_referee():
+    """max_hands 0 (a log header without the key): the game goes on, as it did then."""
+    rules = Rules.from_dict(
+        {k: v for k, v in Rules(moon_scoring=SUBTRACT).to_dict().items() if k != "max_hands"}
+    )
+    state = capped_hand(rules, [-78, 60, 70, 90], hand=10_000)
+    assert not state.is_over and state.hand_number == 10_001

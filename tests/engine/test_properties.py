@@ -44,6 +44,7 @@ rules_strategy = st.builds(
     omnibus=st.booleans(),
     tie_rule=st.sampled_from(list(TieRule)),
     points_on_first_trick=st.booleans(),
+    max_hands=st.one_of(st.none(), st.integers(1, 12)),
 )
 
 
@@ -142,14 +143,15 @@ def check_hand_result(state: GameState, previous_totals: list[int], chosen) -> N
     assert list(result.totals) == totals
 
 
-def expected_end(rules: Rules, totals: tuple[int, ...], last: tuple[int, ...]):
-    """R9/V5: None if the game goes on, else (winners, placements)."""
+def expected_end(rules: Rules, totals: tuple[int, ...], last: tuple[int, ...], hand: int):
+    """R9/V5/V8: None if the game goes on after ``hand``, else (winners, placements)."""
     n = len(totals)
-    if max(totals) < rules.target_score:
+    capped = hand >= rules.max_hands  # V8: no next hand, whatever the totals and ties
+    if max(totals) < rules.target_score and not capped:
         return None
     low = min(totals)
     tied = [s for s in range(n) if totals[s] == low]
-    if rules.tie_rule is TieRule.PLAY_ON and len(tied) > 1:
+    if rules.tie_rule is TieRule.PLAY_ON and len(tied) > 1 and not capped:
         return None
     if rules.tie_rule is TieRule.LAST_HAND:
         best_last = min(last[s] for s in tied)
@@ -255,7 +257,7 @@ def play_random_game(rules: Rules, seed: int, rng: random.Random, moon_driver: b
             check_hand_result(state, totals, chosen)
             result = state.hand_results[-1]
             totals = list(result.totals)
-            end = expected_end(rules, result.totals, result.scores)
+            end = expected_end(rules, result.totals, result.scores, result.hand_number)
             assert state.is_over == (end is not None)
             if end is None and max(result.totals) >= rules.target_score:
                 event("play on after a tie")
@@ -263,6 +265,8 @@ def play_random_game(rules: Rules, seed: int, rng: random.Random, moon_driver: b
                 winners, placements = end
                 if len(winners) > 1:
                     event("shared win")
+                if max(result.totals) < rules.target_score:
+                    event("ended at the hand cap (V8)")
                 assert state.outcome.winners == winners
                 assert state.outcome.placements == placements
                 assert state.outcome.scores == result.totals

@@ -50,6 +50,32 @@ def test_v6_removed_cards_and_cards_each(players, removed, each):
         assert rules.deck >> card & 1
 
 
+def test_v8_the_default_hand_cap_is_100_or_the_target():
+    """V8: 100 hands, or the target score if that is more; any cap 1 to 10,000 may be chosen."""
+    assert Rules().max_hands == 100
+    assert Rules(target_score=26).max_hands == 100
+    assert Rules(target_score=500).max_hands == 500
+    assert Rules(max_hands=7).max_hands == 7
+    assert Rules(max_hands=7) != Rules()
+    assert Rules(max_hands=100) == Rules()  # the default, said or not
+
+
+@pytest.mark.parametrize("bad", [-1, 10_001, 2.5, True, "100"])
+def test_v8_a_bad_hand_cap_is_refused(bad):
+    with pytest.raises(RulesError, match=r"max_hands must be an integer 1 to 10000 \(V8"):
+        Rules(max_hands=bad)
+
+
+def test_v8_a_record_without_max_hands_is_of_an_older_referee_no_cap():
+    """A log header written before V8 has no max_hands: its game had no cap, and reads back so."""
+    old = Rules(target_score=50).to_dict()
+    del old["max_hands"]
+    rules = Rules.from_dict(old)
+    assert rules.max_hands == 0 and not rules.hand_cap_reached(10_000)
+    assert rules.to_dict() == old  # written back as it was, byte for byte in a log
+    assert Rules.from_dict(Rules(max_hands=9).to_dict()).max_hands == 9
+
+
 def test_r2_four_player_pass_cycle():
     """R2: hand 1 left, 2 right, 3 across, 4 hold, then the cycle repeats."""
     rules = Rules()
@@ -136,6 +162,7 @@ def test_dict_round_trip():
         "omnibus": True,
         "tie_rule": "share",
         "points_on_first_trick": True,
+        "max_hands": 100,
     }
     assert Rules.from_dict(data) == rules
     assert Rules(**data) == rules
