@@ -269,7 +269,9 @@ class _GameWorker:
                                 hidden=settings.hidden,
                                 registries=settings.registries,
                             )
-                        last = (result.tail.strip().splitlines()[-1:] or [""])[0][:200]
+                        last = (
+                            result.reason or (result.tail.strip().splitlines()[-1:] or [""])[0]
+                        )[:200]
                         done[spec.folder] = (
                             result.ok,
                             f"build failed on node {self.node_ip} ({result.log_path}): {last}",

@@ -311,9 +311,9 @@ class Tournament:
                 return
             self.echo(f"  BUILD FAILED: {names} (log: {result.log_path}); it ends:")
             self.echo("    " + result.tail.replace("\n", "\n    "))
-            last = result.tail.strip().splitlines()[-1:] or [""]
+            last = result.reason or (result.tail.strip().splitlines()[-1:] or [""])[0]
             for spec in group:
-                failed[spec.name] = f"build failed ({where}): {last[0][:200]}"
+                failed[spec.name] = f"build failed ({where}): {last[:200]}"
 
         build_bots(
             specs,
