@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from referee import build_settings, buildnet, bwrap
+from referee import build_settings, buildnet, bwrap, safepath
 from referee import sandbox as supervisor
 from referee.manifest import MANIFEST_NAME, ManifestError, load_manifest
 from referee.players import (
@@ -291,7 +291,7 @@ def build_bot(
     limits = limits or BuildLimits()
     log_dir = pathlib.Path(log_dir)
     log_dir.mkdir(parents=True, exist_ok=True)
-    path = log_dir / f"{spec.name}.build.log"
+    path = log_dir / f"{safepath.component(spec.name)}.build.log"  # (a bot.yaml's name)
     started = time.monotonic()
     if not spec.build:
         path.write_text("no build step\n")

@@ -34,10 +34,8 @@ import atexit
 import contextlib
 import functools
 import glob
-import hashlib
 import os
 import pathlib
-import re
 import shutil
 import subprocess
 import sys
@@ -402,10 +400,7 @@ def build_home(name: str) -> pathlib.Path:
     base = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
     homes = base / "hearts-referee" / "build-homes"
     homes.mkdir(parents=True, exist_ok=True)
-    # A bot.yaml's name is free text: one path component, whatever it holds.
-    folder = re.sub(r"[^A-Za-z0-9_.+\-]", "_", name)[:64].lstrip(".") or "_"
-    if folder != name:
-        folder += "-" + hashlib.sha256(name.encode()).hexdigest()[:8]
+    folder = safepath.component(name)  # a bot.yaml's name is free text
     safepath.ensure_folder(homes, folder, replace=False)
     return homes / folder
 

@@ -26,12 +26,22 @@ untrusted party's reach (it is refused if it is a link all the same).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import re
 import shutil
 import stat
 from collections.abc import Iterator
 
-__all__ = ["UnsafePathError", "ensure_file", "ensure_folder", "open_folder", "parts", "remove"]
+__all__ = [
+    "UnsafePathError",
+    "component",
+    "ensure_file",
+    "ensure_folder",
+    "open_folder",
+    "parts",
+    "remove",
+]
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
@@ -49,6 +59,22 @@ def parts(relative: str | os.PathLike[str]) -> list[str]:
     if not names or ".." in names:
         raise UnsafePathError(f"{text!r}: not a path inside the folder")
     return names
+
+
+def component(name: str) -> str:
+    """``name`` (free text: a bot.yaml's name) as one safe path component, the same for the same name.
+
+    Letters, digits and ``_.+-`` are kept (at most 64, no leading dot); a name
+    that needed changing gets a short hash of itself, so that two names never
+    share a file.
+
+    >>> component("go-starter"), component("../../etc/passwd")
+    ('go-starter', '_.._etc_passwd-3754d6cb')
+    """
+    safe = re.sub(r"[^A-Za-z0-9_.+\-]", "_", name)[:64].lstrip(".") or "_"
+    if safe != name:
+        safe += "-" + hashlib.sha256(name.encode()).hexdigest()[:8]
+    return safe
 
 
 def _kind(mode: int) -> str:

@@ -148,3 +148,11 @@ def test_a_staged_bot_folder_keeps_no_link_leading_out_of_it(
     copy = stage / staged["b"].folder  # type: ignore[operator]
     assert sorted(p.name for p in copy.iterdir()) == ["bot.py", "data", "weights"]
     assert (copy / "weights").read_bytes() == b"w"
+
+
+@pytest.mark.parametrize("name", ["../../x", "a/b", ".hidden", "..", "", "x" * 100, "é"])
+def test_a_free_text_name_becomes_one_component(name: str) -> None:
+    safe = safepath.component(name)
+    assert safepath.parts(safe) == [safe] and not safe.startswith(".")
+    assert safe == safepath.component(name) and len(safe) <= 73
+    assert safepath.component("go-starter") == "go-starter"
