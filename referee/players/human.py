@@ -54,7 +54,7 @@ from referee.gamelog import (
     PlayRecord,
 )
 from referee.players.base import BotFault, BotInfo, Deadline, FaultKind, Player
-from referee.safetext import shown_name
+from referee.safetext import shown_name, shown_text
 
 __all__ = ["HUMAN", "HumanPlayer", "Refusal", "follow_all", "seat_label"]
 
@@ -243,7 +243,7 @@ class HumanPlayer(Player):
             self._on_change()
 
     def _note(self, text: str) -> None:
-        self._notes = [*self._notes[-(_MAX_NOTES - 1) :], text]
+        self._notes = [*self._notes[-(_MAX_NOTES - 1) :], shown_text(text)]
 
     # The game's records --------------------------------------------------------------
 

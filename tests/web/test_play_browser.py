@@ -99,7 +99,8 @@ def _click(page: Page, selector: str) -> None:
 
 def _key(page: Page, key: str) -> None:
     codes = {"ArrowRight": 39, "ArrowLeft": 37, "Enter": 13, "Tab": 9}
-    for kind in ("keyDown", "keyUp"):
+    # As Puppeteer sends them: a key without text is a "rawKeyDown" (Tab's focus move needs it).
+    for kind in ("keyDown" if key == "Enter" else "rawKeyDown", "keyUp"):
         params: dict[str, Any] = {
             "type": kind,
             "key": key,
@@ -164,6 +165,11 @@ def test_a_whole_game_by_clicks_verifies(referee_play, shots):
                 bad = illegal_card(table)
                 if bad is not None and not illegal_tried:
                     illegal_tried = True
+                    label = page.evaluate(
+                        f"document.querySelector({json.dumps(_card(bad['card']))})"
+                        ".getAttribute('aria-label')"
+                    )
+                    assert bad["reason"] in label  # said before any click
                     _click(page, _card(bad["card"]))  # the page says why, and sends nothing
                     reason = page.wait_for("document.getElementById('reason').textContent")
                     assert f"({bad['rule']})" in reason and bad["reason"] in reason
@@ -192,7 +198,9 @@ def test_a_whole_game_by_clicks_verifies(referee_play, shots):
                     page.send("Emulation.clearDeviceMetricsOverride")
                 if not keyboard_used and len(table["hand"]) > 3:
                     keyboard_used = True  # Tab stops at the hand once; arrows move; Enter plays
-                    page.evaluate("document.querySelector('#hand button[tabindex=\"0\"]').focus()")
+                    _click(page, "#title")  # Tab from the top of the page: the hand is first
+                    _key(page, "Tab")
+                    assert page.evaluate("document.activeElement.classList.contains('card')")
                     codes = [c["card"] for c in table["hand"]]
                     focused = page.evaluate("document.activeElement.dataset.card")
                     steps = codes.index(card) - codes.index(focused)
