@@ -25,9 +25,11 @@ from referee.match import GameSpec, play_game
 from referee.players.builtin import HeuristicPlayer, RandomPlayer
 from referee.players.human import HumanPlayer, follow_all
 from referee.policy import TimeControl
+from referee.safetext import shown_name
 from referee.verify import verify_log
 from referee.web.play import PlayServer
 from tests.players.human_robot import choose, illegal_card
+from tests.web.conftest import EVIL
 
 _CARD = re.compile(r'"((?:[2-9TJQKA])[CDHS])"')
 
@@ -46,7 +48,7 @@ class _Game:
         self.spec = GameSpec(
             game_id=f"play-{seed}",
             seed=seed,
-            bots=tuple("human" if s in seats else f"bot{s}" for s in range(4)),
+            bots=tuple("human" if s in seats else f"{EVIL}{s}" for s in range(4)),
             rules=Rules(target_score=1),
             seat_time_controls={s: TimeControl(move_time_ms=60_000) for s in seats},
         )
@@ -225,9 +227,17 @@ def test_each_seat_has_its_own_secret_and_sees_only_its_hand(game_for):
         time.sleep(0.02)
     deals, _ = _deals_and_plays(game.log)
     with httpx.Client(timeout=10) as client:
+        page = client.get(game.url(south))
+        assert page.status_code == 200 and EVIL not in page.text  # names come as data only
+        assert "script-src 'self'" in page.headers["content-security-policy"]
         for human in (north, south):
             table = client.get(f"{game.url(human)}/state").json()
             assert table["seat"] == human.seat
+            # Bot names arrive printable (no newline, no bidi override), set as text by the page.
+            assert table["seats"][1]["name"] == shown_name(f"{EVIL}1")
+            assert (
+                "\n" not in table["seats"][1]["name"] and "\u202e" not in table["seats"][1]["name"]
+            )
             assert sorted(c["card"] for c in table["hand"]) == sorted(deals[1][human.seat])
         assert client.get(f"{base}/play/{south.token[:-1]}x/state").status_code == 404
         assert client.get(f"{base}/play/{south.token[:-1]}x").status_code == 404
