@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from referee.bwrap import SANDBOX_KINDS, SandboxUnavailable, check_sandbox
-from referee.engine import MAX_TARGET_SCORE, MoonScoring, Rules, RulesError, TieRule
+from referee.engine import MAX_HANDS, MAX_TARGET_SCORE, MoonScoring, Rules, RulesError, TieRule
 from referee.policy import FaultPolicy, TimeControl
 
 F = Callable[..., Any]
@@ -82,6 +82,12 @@ def rules_options(f: F) -> F:
             default=False,
             show_default=True,
             help="V7: allow hearts and Q♠ on the first trick.",
+        ),
+        click.option(
+            "--max-hands",
+            type=click.IntRange(1, MAX_HANDS),
+            default=None,
+            help="V8: the game ends after this hand (default: 100, or the target if more).",
         ),
     ]
     for option in reversed(options):

@@ -309,6 +309,20 @@ def test_digest_ignores_what_does_not_change_games(tmp_path: pathlib.Path) -> No
     assert one.digest() == two.digest() != three.digest()
 
 
+def test_v8_max_hands_in_the_config(tmp_path: pathlib.Path) -> None:
+    """rules.max_hands (V8): 1 to 10000; its default hashes as a config without it did."""
+    unset = load_config(write_config(tmp_path, FOUR, "a.yaml"))
+    default = load_config(write_config(tmp_path, FOUR + "rules: {max_hands: 100}\n", "a.yaml"))
+    capped = load_config(write_config(tmp_path, FOUR + "rules: {max_hands: 40}\n", "a.yaml"))
+    assert unset.rules.max_hands == default.rules.max_hands == 100 and capped.rules.max_hands == 40
+    assert "max_hands" not in unset.canonical()["rules"]
+    assert unset.digest() == default.digest() != capped.digest()
+    path = write_config(tmp_path, FOUR + "rules: {max_hands: 0}\n", "d.yaml")
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert str(error.value).startswith(f"{path}: rules.max_hands: expected an integer")
+
+
 def test_cli_reports_a_bad_config_without_traceback_or_output(tmp_path: pathlib.Path) -> None:
     path = write_config(tmp_path, FOUR + "rules: {moon_scoring: add}\noutput: out\n")
     result = CliRunner().invoke(cli, ["tournament", str(path)])
