@@ -28,7 +28,7 @@ import logging
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from referee.engine import (
@@ -39,7 +39,6 @@ from referee.engine import (
     MoonScoring,
     Outcome,
     Phase,
-    Rules,
     SeatView,
     Suit,
     Trick,
@@ -376,7 +375,13 @@ class HumanPlayer(Player):
         pending = _Pending(kind, decision, view, budget, time.monotonic() + budget)
         with self._lock:
             state = self._state
-            if state is not None and int(SeatView.of(state, self.seat).hand) != int(view.hand):
+            if state is None:  # nothing could check or show the decision
+                raise BotFault(
+                    FaultKind.RPC_ERROR,
+                    "the human seat does not follow the game: play_game needs "
+                    "on_event=follow_all(humans)",
+                )
+            if int(SeatView.of(state, self.seat).hand) != int(view.hand):
                 log.error("human seat %d: the table's copy differs from the game", self.seat)
             self._pending = pending
             self._refused = None
@@ -404,11 +409,6 @@ class HumanPlayer(Player):
         self, game_id: str, view: SeatView, decision_id: str, deadline: Deadline
     ) -> MoonScoring:
         return MoonScoring(self._ask("moon", view, decision_id, deadline))
-
-    def start_game(
-        self, game_id: str, seat: int, names: Sequence[str], rules: Rules, timeout_s: float
-    ) -> None:
-        return None
 
     def end_game(
         self, game_id: str, seat: int, outcome: Outcome, forfeited: bool, timeout_s: float

@@ -221,3 +221,19 @@ def test_choose_matches_the_random_bot():
         "hand": [{"card": c} for c in ("2C", "5D", "9H", "QS", "AS")],
     }
     assert len(choose(table, "g")) == 3
+
+
+def test_a_human_seat_that_does_not_follow_the_game_is_a_fault_not_a_hang(tmp_path):
+    """Without on_event the seat cannot show or check a decision: a fault, and the fallback."""
+    human = HumanPlayer(2)
+    spec = GameSpec(
+        game_id="unfollowed",
+        seed=1,
+        bots=BOTS,
+        rules=Rules(target_score=1),
+        fault_policy=FaultPolicy(max_faults=1),
+    )
+    players = [HeuristicPlayer(), RandomPlayer(), human, HeuristicPlayer()]
+    record = play_game(spec, players, tmp_path / "game.jsonl")
+    assert record.faults[2] == {"rpc_error": 1} and record.forfeited[2]
+    assert verify_log(tmp_path / "game.jsonl").ok
