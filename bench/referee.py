@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The referee's time per decision over gRPC, beside a raw gRPC round trip; sandbox costs.
+"""The referee's time per decision over gRPC, beside a raw round trip; sandbox and freezing costs.
 
     python bench/referee.py [--games 10] [--bots random,heuristic,random,heuristic] [--profile]
 
@@ -13,6 +13,11 @@ What it measures, in one run, interleaved game by game:
   start (at most 50 ms; starts of both kinds are timed alternately), and
   what the referee adds per decision over a raw round trip to the same stack
   (game wall time per decision minus the echo; at most 0.10 ms).
+- **sandboxed, pondering** (``limits.ponder: true``): the sandboxed games
+  again with bots that are never frozen. The other two modes freeze each
+  bot between its calls (the default, where the machine has a cgroup
+  freezer); the fourth figure is what freezing costs per decision, frozen
+  against pondering, game by game (at most 3%).
 
 The rest describes one mode's figures:
 
@@ -42,7 +47,7 @@ The rest describes one mode's figures:
   behind the gRPC player class (no transport, no thought): the referee's own
   work per decision.
 
-The figures are medians over games; the three goals are printed last, each
+The figures are medians over games; the four goals are printed last, each
 with whether it is met.
 
 ``--profile`` runs one more game under cProfile and prints the referee's
@@ -81,7 +86,8 @@ from referee.pb.hearts.v1 import hearts_pb2 as pb  # noqa: E402
 from referee.players import BotInfo, RemotePlayer  # noqa: E402
 from referee.players.launcher import free_port  # noqa: E402
 from referee.players.remote import Connection  # noqa: E402
-from referee.policy import FaultPolicy, TimeControl  # noqa: E402
+from referee.policy import FaultPolicy, Limits, TimeControl  # noqa: E402
+from referee.sandbox import freezer_support  # noqa: E402
 
 ECHO_METHOD = "/bench.Echo/Echo"
 _SHM = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
@@ -246,18 +252,24 @@ def play_one(
 class Mode:
     """One way of running the bots: their pool, players, echo servers and figures."""
 
-    def __init__(self, sandbox: str, tmp: pathlib.Path, folders: list[str]) -> None:
+    def __init__(
+        self, sandbox: str, tmp: pathlib.Path, folders: list[str], *, ponder: bool = False
+    ) -> None:
         self.sandbox = sandbox
         self.label = "sandboxed, Unix socket" if sandbox == "bwrap" else "no sandbox, TCP"
+        if ponder:
+            self.label += ", pondering (never frozen)"
         unix = sandbox == "bwrap"
         self.echo = Echo(unix)
         self.echoes = [Echo(unix) for _ in range(4)]
+        name = sandbox + ("-ponder" if ponder else "")
         self.pool = BotPool(
-            log_dir=tmp / sandbox / "bots",
+            log_dir=tmp / name / "bots",
             time_control=TimeControl(move_time_ms=5000),
+            limits=Limits(ponder=ponder),
             sandbox=sandbox,
         )
-        self.tmp = tmp / sandbox
+        self.tmp = tmp / name
         self.players = start_bots(self.pool, folders, sandbox)
         self.bots = tuple(p.info.name + f"@{s}" for s, p in enumerate(self.players))
         self.games: list[dict] = []
@@ -298,6 +310,7 @@ def main() -> None:
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="bench-referee-"))
     folders = args.bots.split(",")
     modes = {m: Mode(m, tmp, folders) for m in ("bwrap", "none")}
+    modes["ponder"] = Mode("bwrap", tmp, folders, ponder=True)
     alone: list[float] = []
     try:
         instant = [RemotePlayer(InstantConnection()) for _ in range(4)]
@@ -311,7 +324,7 @@ def main() -> None:
                     file=sys.stderr,
                 )
             alone.append(play_one(instant, game, tmp, bots)["per_decision"])
-        starts = start_times({m: modes[m].pool for m in modes}, folders[0], args.starts)
+        starts = start_times({m: modes[m].pool for m in ("bwrap", "none")}, folders[0], args.starts)
         if args.profile:
             profiler = cProfile.Profile()
             profiler.enable()
@@ -325,9 +338,12 @@ def main() -> None:
             mode.close()
 
     decisions = sum(g["decisions"] for m in modes.values() for g in m.games)
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    frozen = freezer_support() or "bots frozen between their calls (the default)"
     print(
         f"grpcio {grpc.__version__}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
-        f"{args.games} games per mode, {decisions} decisions, bots {args.bots}"
+        f"{args.games} games per mode, {decisions} decisions, bots {args.bots}; "
+        f"load average {load}; {frozen}"
     )
     alone_ms = statistics.median(alone)
     for mode in modes.values():
@@ -348,10 +364,11 @@ def main() -> None:
             f"(an echo call: {mode.median('echo_cpu_ms'):.3f} ms)"
         )
         print(f"  ratio, game wall time per decision / echo:        {per_decision / echo_ms:.2f}")
-        print(
-            f"  bot start (launch, serve, handshake), median:     "
-            f"{statistics.median(starts[mode.sandbox]) * 1000:.0f} ms"
-        )
+        if mode.sandbox in starts and "ponder" not in mode.label:
+            print(
+                f"  bot start (launch, serve, handshake), median:     "
+                f"{statistics.median(starts[mode.sandbox]) * 1000:.0f} ms"
+            )
     print(f"\nreferee alone (instant in-process bots):            {alone_ms:.3f} ms per decision")
     boxed, bare = modes["bwrap"], modes["none"]
     cost = boxed.median("per_decision") / bare.median("per_decision") - 1
@@ -361,7 +378,13 @@ def main() -> None:
     ]
     start_cost = (statistics.median(starts["bwrap"]) - statistics.median(starts["none"])) * 1000
     adds = {m.sandbox: m.median("per_decision") - m.median("echo_ms") for m in modes.values()}
-    print("\nTHE THREE FIGURES (goals in brackets):")
+    pondering = modes["ponder"]
+    freezing = boxed.median("per_decision") / pondering.median("per_decision") - 1
+    freezing_paired = [
+        b["per_decision"] / p["per_decision"] - 1
+        for b, p in zip(boxed.games, pondering.games, strict=True)
+    ]
+    print("\nTHE FOUR FIGURES (goals in brackets):")
     print(
         f"  sandboxing per decision (sandboxed/Unix vs none/TCP): {cost:+.1%} "
         f"(games {min(paired):+.1%}..{max(paired):+.1%}) [<= +5%: "
@@ -376,6 +399,11 @@ def main() -> None:
             f"  the referee adds per decision over the echo ({label}): {adds[sandbox]:.3f} ms "
             f"[<= 0.10 ms: {'met' if adds[sandbox] <= 0.10 else 'NOT met'}]"
         )
+    print(
+        f"  freezing per decision (frozen vs pondering, sandboxed): {freezing:+.1%} "
+        f"(games {min(freezing_paired):+.1%}..{max(freezing_paired):+.1%}) [<= +3%: "
+        f"{'met' if freezing <= 0.03 else 'NOT met'}]"
+    )
 
 
 if __name__ == "__main__":

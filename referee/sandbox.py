@@ -378,9 +378,10 @@ class Freezer:
 
 def freezer_support() -> str:
     """'' if bots' cgroups here have a freezer, else why not (for the journal's warning)."""
-    found = Cgroup.parents()
+    missing = cgroup_support()
+    found = None if missing else Cgroup.parents()
     if found is None:
-        return cgroup_support() or "no cgroups"
+        return missing or "no cgroups"
     if "freezer" not in found[1]:
         return "the cgroup v1 freezer controller is not mounted"
     return ""
@@ -437,7 +438,28 @@ def _usage(pids: list[int]) -> tuple[int, float, int]:
     return rss, ticks / _TICKS, threads
 
 
-def _over_limit(pid: int, limits: dict[str, int], group: Cgroup | None) -> tuple[int, str] | None:
+def _folder_bytes(folder: str, most: int = 10_000) -> int:
+    """Bytes held by the files under ``folder`` (never through a link; at most ``most`` entries).
+
+    Without cgroups this is how what a bot writes into its socket folder (a tmpfs on the
+    host) counts towards its memory.
+    """
+    total, todo, seen = 0, [folder], 0
+    while todo and seen < most:
+        with contextlib.suppress(OSError), os.scandir(todo.pop()) as entries:
+            for entry in entries:
+                seen += 1
+                with contextlib.suppress(OSError):
+                    if entry.is_dir(follow_symlinks=False):
+                        todo.append(entry.path)
+                    else:
+                        total += entry.stat(follow_symlinks=False).st_blocks * 512
+    return total
+
+
+def _over_limit(
+    pid: int, limits: dict[str, int], group: Cgroup | None, scratch: list[str]
+) -> tuple[int, str] | None:
     memory = limits.get("memory_bytes") or 0
     cpu_limit = limits.get("cpu_seconds") or 0
     processes = limits.get("processes") or 0
@@ -451,6 +473,7 @@ def _over_limit(pid: int, limits: dict[str, int], group: Cgroup | None) -> tuple
             return EXIT_CPU_LIMIT, f"cpu limit: {cpu:.1f} s of CPU time > {cpu_limit} s"
         return None
     rss, cpu, threads = _usage(_descendants(pid))
+    rss += sum(_folder_bytes(folder) for folder in scratch) if memory else 0
     if memory and rss > memory:
         return EXIT_MEMORY_LIMIT, f"memory limit: {rss >> 20} MiB resident > {memory >> 20} MiB"
     if cpu_limit and cpu > cpu_limit:
@@ -589,6 +612,7 @@ def _supervise(
     limits: dict[str, int],
     pump: _OutputPump | None,
     group: Cgroup | None,
+    scratch: list[str],
 ) -> int:
     """Wait for the bot; return the supervisor's exit code."""
     watching = any(limits.get(k) for k in ("memory_bytes", "cpu_seconds", "processes"))
@@ -603,7 +627,7 @@ def _supervise(
         _reap()  # adopted orphans
         polls += 1
         if watching and polls % _WATCH_EVERY == 0:
-            exceeded = _over_limit(pid, limits, group)
+            exceeded = _over_limit(pid, limits, group, scratch)
             if exceeded:
                 code, message = exceeded
                 _kill_everything(group)
@@ -714,7 +738,7 @@ def main(argv: list[str]) -> int:
         os.close(gate_w)
         if pump:
             pump.attach_parent()
-        return _supervise(pid, parent_fd, limits, pump, group)
+        return _supervise(pid, parent_fd, limits, pump, group, scratch)
     finally:
         _kill_everything(group)
         if group is not None:
