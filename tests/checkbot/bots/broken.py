@@ -8,8 +8,8 @@ none                 no defect: a correct random bot
 illegal-first-trick  void in clubs on the first trick, plays Q♠ or a heart
 wrong-version        says protocol_version 2 in its handshake
 slow                 sleeps ``--sleep-ms`` before every PassCards answer
-near-limit           sleeps ``--sleep-ms`` before one decision in every 8
-                     (PassCards and PlayCard), so that its p95 is the sleep
+near-limit           sleeps ``--sleep-ms`` before one decision in every ``--every``
+                     (8; PassCards and PlayCard), so that its p95 is the sleep
 pass-two             passes 2 cards instead of ``count``
 crash                exits (code 3) on every PlayCard
 hang                 never answers PlayCard
@@ -56,21 +56,22 @@ class BrokenBot(Bot):
     version = "0.0.1"
     author = "check-bot tests"
 
-    def __init__(self, mode: str, sleep_ms: int) -> None:
+    def __init__(self, mode: str, sleep_ms: int, every: int = 8) -> None:
         self.name = f"broken-{mode}"
         self.mode = mode
         self.sleep_ms = sleep_ms
+        self.every = every
         self.rng = random.Random(7)
         self.decisions = 0
         self.lock = threading.Lock()
 
     def near_limit(self) -> None:
-        """In ``near-limit`` mode, sleep before every 8th decision."""
+        """In ``near-limit`` mode, sleep before every ``every``-th decision."""
         if self.mode != "near-limit":
             return
         with self.lock:
             self.decisions += 1
-            due = self.decisions % 8 == 1
+            due = self.decisions % self.every == 1 % self.every
         if due:
             time.sleep(self.sleep_ms / 1000)
 
@@ -133,8 +134,9 @@ def main() -> None:
     where.add_argument("--address", help="unix:/path or host:port")
     parser.add_argument("--mode", choices=MODES, required=True)
     parser.add_argument("--sleep-ms", type=int, default=300)
+    parser.add_argument("--every", type=int, default=8)
     options = parser.parse_args()
-    bot = BrokenBot(options.mode, options.sleep_ms)
+    bot = BrokenBot(options.mode, options.sleep_ms, options.every)
     if options.mode == "no-start":
         print("broken bot: cannot start (on purpose)", file=sys.stderr, flush=True)
         sys.exit(5)
