@@ -10,8 +10,9 @@ show any CPU taken from them. The control puts the hog's neutral twin
 Every run plays the same games: the same seed and tournament key (the same
 deals, the same seats) and deterministic bots that play the same cards, so
 the honest bots make the same decisions in every run. Runs are interleaved
-(control, attack, control, attack) so that the other load of a shared
-machine falls on both alike, and the times of each kind are pooled.
+(control, hog, pondering hog; twice) so that the other load of a shared
+machine falls on each kind alike, and the times of each kind are pooled
+(each decision's median over its runs).
 
 - Frozen (the default): the hog's cgroup is frozen whenever the referee is
   not waiting for its answer, so its spinners only ever spin while it is
@@ -19,7 +20,7 @@ machine falls on both alike, and the times of each kind are pooled.
   of the control's.
 - The proof that the measurement sees the attack: with ``limits.ponder:
   true`` (bots run all the time) the same hog makes the honest bots slower
-  than the control by more than that 15%.
+  than the control by more than that 15% (mean or p95).
 - The fallback: with ``bot_processes: shared`` and a concurrency above 1 the
   bots cannot be frozen; the journal has a warning that says so, and the
   hog's CPU is capped by its quota (one core).
