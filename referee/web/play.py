@@ -29,6 +29,7 @@ import hmac
 import importlib.resources
 import json
 import pathlib
+import socket
 import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
@@ -262,15 +263,14 @@ class PlayServer:
             server_header=False,
         )
         self._server = _Server(config)
-        # uvicorn leaves the signals alone outside the main thread: Ctrl-C stays the game's.
-        self._thread = threading.Thread(target=self._run, name="play-serve", daemon=True)
+        self._thread: threading.Thread | None = None
         self._on_error = on_error
         self.error: str | None = None
         self.host, self.port = host, port
 
-    def _run(self) -> None:
+    def _run(self, sock: socket.socket) -> None:
         try:
-            self._server.run()
+            self._server.run(sockets=[sock])
         except (OSError, SystemExit) as error:
             self.error = f"cannot serve on {self.host}:{self.port}: {error}"
             if self._on_error:
@@ -282,18 +282,31 @@ class PlayServer:
         return f"http://{host}:{self.port}/play/{player.token}"
 
     def start(self, timeout: float = 10.0) -> bool:
-        """Start serving; True once the server listens (``port`` 0 becomes the one it got)."""
+        """Start serving; True once the server listens (``port`` 0 becomes the one it got).
+
+        The socket is bound here, so that a port in use is a plain message in ``error``.
+        """
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        try:
+            sock = socket.create_server((self.host.strip("[]"), self.port), family=family)
+        except OSError as error:
+            self.error = f"cannot serve on {self.host}:{self.port}: {error.strerror or error}"
+            return False
+        self.port = sock.getsockname()[1]
+        # uvicorn leaves the signals alone outside the main thread: Ctrl-C stays the game's.
+        self._thread = threading.Thread(
+            target=self._run, args=(sock,), name="play-serve", daemon=True
+        )
         self._thread.start()
         waited = threading.Event()
         for _ in range(int(timeout / 0.05)):
             if self._server.started or not self._thread.is_alive():
                 break
             waited.wait(0.05)
-        if self._server.started and self.port == 0:
-            self.port = self._server.servers[0].sockets[0].getsockname()[1]
         return bool(self._server.started)
 
     def stop(self) -> None:
         self._server.config.app.state.closing.set()
         self._server.should_exit = True
-        self._thread.join(timeout=5)
+        if self._thread is not None:
+            self._thread.join(timeout=5)
