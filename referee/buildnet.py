@@ -433,6 +433,8 @@ class BuildProxy:
         self._thread: threading.Thread | None = None
         self._closed = threading.Event()
         self._own_folder = False
+        self._log_lock = threading.Lock()
+        self._muted = False
 
     @classmethod
     def in_new_folder(
@@ -488,7 +490,16 @@ class BuildProxy:
         if self._own_folder:
             with contextlib.suppress(OSError):
                 self.path.parent.rmdir()
-        self.log(self.summary())
+        with self._log_lock:
+            self.log(self.summary())
+            # A connection still being made when the build ended logs nothing more: the log's
+            # file is closed after this (and its descriptor may be another file's by then).
+            self._muted = True
+
+    def _emit(self, line: str) -> None:
+        with self._log_lock:
+            if not self._muted:
+                self.log(line)
 
     def summary(self) -> str:
         """One line: what the build reached, and what it was refused."""
@@ -518,7 +529,9 @@ class BuildProxy:
             if full:
                 self._refuse_quietly(conn)
                 continue
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+            threading.Thread(
+                target=self._serve, args=(conn,), name="build-proxy-connection", daemon=True
+            ).start()
 
     def _refuse_quietly(self, conn: socket.socket) -> None:
         with contextlib.suppress(OSError):
@@ -599,7 +612,7 @@ class BuildProxy:
             with self._lock:
                 self.passed[where] += 1
             return sock, None
-        self.log(f"build network: cannot connect to {where}: {failure}")
+        self._emit(f"build network: cannot connect to {where}: {failure}")
         raise _Reply("502 Bad Gateway", f"cannot connect to {where}: {failure}")
 
     def _through_host_proxy(
@@ -608,7 +621,7 @@ class BuildProxy:
         try:
             sock = self.connect((via.host, via.port), self.connect_timeout_s)
         except OSError as error:
-            self.log(f"build network: cannot reach this machine's proxy for {where}: {error}")
+            self._emit(f"build network: cannot reach this machine's proxy for {where}: {error}")
             raise _Reply("502 Bad Gateway", f"cannot reach the proxy: {error}") from None
         self._track(sock, True)
         if tunnel:
@@ -622,11 +635,11 @@ class BuildProxy:
                 sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
                 head, rest = _read_head(sock)
             except (OSError, _Reply) as error:
-                self.log(f"build network: this machine's proxy failed for {where}: {error}")
+                self._emit(f"build network: this machine's proxy failed for {where}: {error}")
                 raise _Reply("502 Bad Gateway", f"the proxy failed: {error}") from None
             status = head.split(b"\r\n", 1)[0].decode("latin-1")
             if status.split(" ")[1:2] != ["200"] or rest:
-                self.log(
+                self._emit(
                     f"build network: this machine's proxy answered {status[:100]!r} for {where}"
                 )
                 raise _Reply("502 Bad Gateway", f"the proxy answered {status[:100]!r}")
@@ -640,7 +653,7 @@ class BuildProxy:
             self.refused[where] += 1
             logged = sum(self.refused.values()) <= MAX_LOGGED_REFUSALS
         if logged:
-            self.log(f"build network: {line}")
+            self._emit(f"build network: {line}")
 
     def _pipe(self, client: socket.socket, upstream: socket.socket) -> None:
         """Copy both ways until both sides have finished (each half-close passed on)."""

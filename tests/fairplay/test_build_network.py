@@ -421,6 +421,34 @@ def test_closing_writes_a_summary_and_removes_the_socket(tmp_path: pathlib.Path)
     assert lines[-1] == "build network: reached nothing; refused 1 request(s): 10.0.0.1:443 (1)"
 
 
+def test_nothing_is_logged_after_the_build_ended(tmp_path: pathlib.Path) -> None:
+    """The build's log is closed once the proxy is: a request still being decided is not logged
+    (its descriptor could be another file's by then)."""
+    resolving, release = threading.Event(), threading.Event()
+
+    def slow(host: str, port: int) -> list[str]:
+        resolving.set()
+        release.wait(10)
+        return ["127.0.0.1"]
+
+    lines: list[str] = []
+    proxy = BuildProxy(ALLOW, tmp_path / "p.sock", lines.append, resolve=slow)
+    proxy.start()
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    client.connect(str(proxy.path))
+    client.sendall(b"CONNECT pypi.org:443 HTTP/1.1\r\n\r\n")
+    assert resolving.wait(10)
+    proxy.close()
+    ended = list(lines)
+    release.set()
+    client.close()
+    for thread in threading.enumerate():
+        if thread.name == "build-proxy-connection":
+            thread.join(10)  # it has decided, and refused
+    assert proxy.refused["pypi.org:443"] == 1
+    assert lines == ended and lines[-1].startswith("build network: reached nothing")
+
+
 # Through the machine's own proxy -----------------------------------------------------------
 
 
