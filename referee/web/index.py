@@ -266,6 +266,8 @@ class FolderIndex:
             return True, False
         for entry in new:
             self._add(entry)
+        if (new or self._first) and self._cut():
+            return True, False
         data = bool(new) or self._first
         self._first = False
         if len(new) > BATCH:  # a long read: show the games first, the standings next round
@@ -274,6 +276,20 @@ class FolderIndex:
             self._compute()
             data = True
         return data, self._scan(scan_budget_s)
+
+    def _cut(self) -> bool:
+        """Refuse a finished tournament's journal cut short at its end (as the CLI does)."""
+        assert self._tail is not None and self._state is not None
+        problem = self._tail.end_problem(self._state)
+        if problem is not None:
+            # tournament.json may have been written since it was read (a run begun since).
+            try:
+                problem = self._tail.end_problem(TournamentState.load(self.layout.state))
+            except TournamentError as error:
+                problem = str(error)
+        if problem is not None:
+            self._error = problem
+        return problem is not None
 
     def _open(self) -> bool:
         """Read ``tournament.json`` and the key; False (and why) while they cannot be read.

@@ -8,9 +8,11 @@ and the MAC of the last line read, and on each :meth:`~JournalTail.read`
 checks only the lines written since, with the same checks, in the same
 order, through the same :mod:`referee.seal` functions (each line's MAC,
 chained; each game's log against its ``log_mac``; ``tournament.json``'s
-facts against every ``run`` entry). A torn last line (a game being
-journaled right now) is left for the next read. A test holds it to
-``authenticated_journal``'s verdicts.
+facts against every ``run`` entry), and gathers what the journal says of its
+end (:class:`~referee.tournament.folder.JournalEnd`), so that
+:meth:`~JournalTail.end_problem` can tell a finished tournament cut short. A
+torn last line (a game being journaled right now) is left for the next read.
+A test holds it to ``authenticated_journal``'s verdicts.
 
 Without a key, the lines are read as they are (a published folder): the
 caller says so on the page.
@@ -23,7 +25,14 @@ import pathlib
 from typing import Any
 
 from referee import seal
-from referee.tournament.folder import JournalError, Layout, TournamentState, check_journal_line
+from referee.tournament.folder import (
+    JournalEnd,
+    JournalError,
+    Layout,
+    TournamentState,
+    check_journal_line,
+    end_problems,
+)
 
 __all__ = ["JournalReset", "JournalTail"]
 
@@ -43,6 +52,8 @@ class JournalTail:
         self._number = 0
         self._previous = ""
         self._inode: int | None = None
+        #: What the lines read so far say of the journal's end.
+        self.end = JournalEnd()
         if key is not None and state.key_id is not None and state.key_id != seal.key_id(key):
             raise JournalError(
                 f"{layout.state}: the tournament's key id is {state.key_id}, but this key's is "
@@ -94,6 +105,8 @@ class JournalTail:
     def _check(self, line: bytes) -> dict[str, Any]:
         # The same checks as read_journal's, line by line as the journal grows.
         self._previous, entry = check_journal_line(line, self._where(), self._key, self._previous)
+        mac = self._previous if self._key is not None else seal.line_mac(line)
+        self.end.add(self._number, entry, mac)
         if self._key is not None:
             if entry["type"] == "run":
                 for name, value in self._facts.items():
@@ -105,6 +118,18 @@ class JournalTail:
             elif entry["type"] == "game":
                 self._check_log(entry)
         return entry
+
+    def end_problem(self, state: TournamentState) -> str | None:
+        """What ``authenticated_journal`` says at the journal's last line read, or None.
+
+        A finished tournament's journal cut short at its end (the end that
+        ``state`` records is not among the lines read), or, with the key, a
+        ``state`` that the journal says is sealed but is not
+        (:func:`~referee.tournament.folder.end_problems`).
+        """
+        for path, line, text in end_problems(self.end, state, self.layout, self._key):
+            return f"{path}:{line}: {text}" if line else f"{path}: {text}"
+        return None
 
     def _check_log(self, entry: dict[str, Any]) -> None:
         path = log_path(self.layout, entry)

@@ -300,3 +300,27 @@ def test_a_decided_gauntlet_is_closed_and_a_cut_is_refused(tmp_path: pathlib.Pat
     assert shown.exit_code != 0 and why in shown.output, shown.output
     again = cli_run("gauntlet", config, "--out", out, "-q")
     assert again.exit_code != 0 and "the tournament is not resumed" in again.output
+
+
+def test_the_web_view_refuses_a_cut_folder_too(out: pathlib.Path) -> None:
+    """referee serve reads the journal as it grows (JournalTail): a cut is refused there too."""
+    from starlette.testclient import TestClient
+
+    from referee.web import Catalog, create_app
+    from referee.web.app import LOOPBACK_HOSTS
+    from tests.web.conftest import settle
+
+    def shown() -> dict[str, Any]:
+        catalog = Catalog(out.parent)
+        settle(catalog)
+        hosts = (*LOOPBACK_HOSTS, "testserver")
+        app = create_app(out.parent, catalog=catalog, follow=False, allowed_hosts=hosts)
+        with TestClient(app) as client:
+            return client.get(f"/api/t/{out.name}").json()
+
+    whole = shown()
+    assert whole["error"] is None and whole["standings"]["games_played"] == GAMES
+    cut(out, 3)
+    data = shown()
+    assert data["status"] == "refused" and data["standings"] is None
+    assert "journal.jsonl: cut short: tournament.json records" in data["error"]
