@@ -29,18 +29,32 @@ machine falls on each kind alike, and the times of each kind are pooled
 from __future__ import annotations
 
 import dataclasses
+import os
 import pathlib
 import secrets
+import signal
 import statistics
 import sys
+import time
+from typing import Any
 
 import pytest
 
 from referee import sandbox as supervisor
 from referee.config import load_config
 from referee.gamelog import read_log
+from referee.pb.hearts.v1 import hearts_pb2 as pb
+from referee.players import BotFault, LaunchedBot
+from referee.players.launcher import CpuMode
+from referee.policy import Limits
+from referee.protocol import PROTOCOL_VERSION
 from referee.tournament import Tournament, read_journal
-from tests.helpers import require_cgroups, require_sandbox, wait_no_processes_in
+from tests.helpers import (  # noqa: F401 (launched_pids: an autouse fixture)
+    launched_pids,
+    require_cgroups,
+    require_sandbox,
+    wait_no_processes_in,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -200,3 +214,96 @@ def test_shared_bot_processes_fall_back_to_a_quota_with_a_warning(
     ]
     assert said and max(said) <= 1.2, said
     assert not wait_no_processes_in(tmp_path)
+
+
+# The freezer around one launched bot: start, calls, restart, stop ---------------------------
+
+
+def require_freezer() -> None:
+    require_sandbox()
+    require_cgroups()
+    if supervisor.freezer_support():
+        pytest.skip(f"no cgroup freezer here: {supervisor.freezer_support()}")
+
+
+def cgroup_of(bot: LaunchedBot) -> supervisor.Cgroup:
+    found = supervisor.Cgroup.parents()
+    assert found is not None
+    version, parents = found
+    return supervisor.Cgroup(version, {c: os.path.join(p, bot._cgroup) for c, p in parents.items()})
+
+
+def is_frozen(group: supervisor.Cgroup) -> bool:
+    path = group.freezer_file()
+    assert path is not None, group.folders
+    if group.version == 2:
+        events = pathlib.Path(path).with_name("cgroup.events").read_text()
+        return "frozen 1" in events.split("\n")
+    return pathlib.Path(path).read_text().strip() in ("FROZEN", "FREEZING")
+
+
+def hog_bot(tmp_path: pathlib.Path, **limits: Any) -> LaunchedBot:
+    return LaunchedBot(
+        "hog",
+        [sys.executable, str(BOT), "--address", "{address}", "--mode", "hog"],
+        log_dir=tmp_path / "bots",
+        limits={**Limits(**limits).to_dict()},
+        max_restarts=1,
+    )
+
+
+def cpu_over(group: supervisor.Cgroup, seconds: float) -> float:
+    """CPU seconds the cgroup used during the next ``seconds`` of wall time."""
+    before = group.cpu_seconds()
+    time.sleep(seconds)
+    return group.cpu_seconds() - before
+
+
+def handshake(bot: LaunchedBot) -> None:
+    bot.call("Handshake", pb.HandshakeRequest(protocol_version=PROTOCOL_VERSION), 10.0)
+
+
+def test_a_launched_bot_is_frozen_between_calls_and_thawed_for_them(
+    tmp_path: pathlib.Path,
+) -> None:
+    require_freezer()
+    bot = hog_bot(tmp_path)
+    try:
+        bot.start()
+        assert bot.cpu_mode == CpuMode.FREEZE
+        group = cgroup_of(bot)
+        assert is_frozen(group)  # once it serves
+        # Its spinners get nothing while it is frozen (a whole core each when it runs) ...
+        assert cpu_over(group, 2.0) < 0.05
+        # ... it answers all the same (thawed for the call), and is frozen again after it.
+        handshake(bot)
+        with bot.thawed():
+            assert not is_frozen(group)
+            assert cpu_over(group, 2.0) > 0.2  # the spinners run while it is asked
+        assert is_frozen(group)
+        # A bot that dies is restarted into a new cgroup, frozen in its turn.
+        os.kill(group.pids()[0], signal.SIGKILL)
+        with pytest.raises(BotFault, match="restarted"):
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                handshake(bot)
+                time.sleep(0.1)
+        new = cgroup_of(bot)
+        assert new.folders != group.folders and is_frozen(new)
+        handshake(bot)
+    finally:
+        bot.close()  # thawed first: a frozen bot could not handle SIGTERM
+    assert not any(os.path.exists(f) for f in new.folders.values())
+
+
+def test_a_pondering_bot_is_never_frozen(tmp_path: pathlib.Path) -> None:
+    require_freezer()
+    bot = hog_bot(tmp_path, ponder=True)
+    try:
+        bot.start()
+        assert bot.cpu_mode == CpuMode.PONDER
+        group = cgroup_of(bot)
+        assert not is_frozen(group)
+        assert cpu_over(group, 2.0) > 0.2
+    finally:
+        bot.close()
