@@ -77,11 +77,16 @@ for relative, target in links.items():
         print("COULD NOT PLANT", relative, error)
 """
 
+#: The hog waits this long before hogging, and the honest build takes twice as long: the
+#: honest build runs while the other hogs, with seconds of margin either side.
+HOG_AFTER_S = 3.0
+HONEST_BUILD_S = 2 * HOG_AFTER_S
+
 # A hog build: memory or processes, after a moment (so that the other build runs too).
 HOG = r"""
 import os, sys, time
 print("START", time.time(), flush=True)
-time.sleep(1.5)
+time.sleep(HOG_AFTER_S)
 if sys.argv[1] == "memory":
     chunks = []
     for _ in range(600):
@@ -95,16 +100,16 @@ else:
             os._exit(0)
     print("FORKED 60", flush=True)
 time.sleep(5)
-""".replace("MIB", str(MIB))
+""".replace("MIB", str(MIB)).replace("HOG_AFTER_S", str(HOG_AFTER_S))
 
 # An honest build that takes a few seconds and leaves the file its bot needs.
 HONEST_BUILD = r"""
 import pathlib, time
 print("START", time.time(), flush=True)
-time.sleep(4)
+time.sleep(HONEST_BUILD_S)
 pathlib.Path("built.txt").write_text("built\n")
 print("END", time.time(), flush=True)
-"""
+""".replace("HONEST_BUILD_S", str(HONEST_BUILD_S))
 
 
 def _bot_folder(
@@ -136,10 +141,12 @@ def _config(folder: pathlib.Path, bots: dict[str, str], extra: str = "") -> path
     lines = ["name: builds", "seed: 2026", "bots:"]
     lines += [f"  {name}: {bot}" for name, bot in bots.items()]
     lines += [
-        "rules: {target_score: 30}",
+        # Short games, one process per bot for the run: the attacks are in the builds.
+        "rules: {target_score: 15}",
         "schedule: {deal_sets: 1}",
         "time_control: {move_time_ms: 30000, notify_timeout_ms: 10000}",
         "bot_processes: shared",
+        "bot_lifetime: run",
         "concurrency: 1",
     ]
     path = folder / "t.yaml"
@@ -337,7 +344,7 @@ def test_a_hog_build_fails_at_its_limit_and_the_other_build_is_unaffected(
     hog_start = float(re.search(r"^START (\S+)", hog_log, re.M).group(1))  # type: ignore[union-attr]
     honest_start = float(re.search(r"^START (\S+)", honest_log, re.M).group(1))  # type: ignore[union-attr]
     honest_end = float(re.search(r"^END (\S+)", honest_log, re.M).group(1))  # type: ignore[union-attr]
-    assert honest_start < hog_start + 1.5 < honest_end, (hog_log, honest_log)
+    assert honest_start < hog_start + HOG_AFTER_S < honest_end, (hog_log, honest_log)
     assert rows["honest"]["status"] == "ok" and rows["honest"]["faults"] == {}, rows["honest"]
     assert rows["honest"]["games"] > 0, rows["honest"]
     shutil.rmtree(tmp_path / "cache", ignore_errors=True)
