@@ -15,22 +15,14 @@ from click.testing import CliRunner
 
 from referee import seal
 from referee.cli import cli
+from tests.helpers import MINI_TOURNAMENT, write_config  # noqa: F401 (write_config: re-exported)
 
 MOON_LOG = pathlib.Path(__file__).resolve().parent / "replay" / "data" / "moon.jsonl"
 #: The longest message a bad input may produce (a 50 MB line must not come back whole).
 MAX_OUTPUT = 20_000
 
-MINI = """\
-name: mini
-seed: 5
-bots:
-  r1: random
-  h1: heuristic
-  r2: random
-  h2: heuristic
-rules:
-  target_score: 26
-"""
+#: The small tournament of built-ins the bad-input tests start from.
+MINI = MINI_TOURNAMENT
 
 
 @dataclasses.dataclass
@@ -82,21 +74,6 @@ def snapshot(root: pathlib.Path) -> Iterator[None]:
     after = digest(root)
     changed = [p for p, h in before.items() if after.get(p) != h]
     assert not changed, f"recorded files changed or lost: {changed}"
-
-
-def write_config(folder: pathlib.Path, text: str, name: str = "t.yaml") -> pathlib.Path:
-    path = folder / name
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def played_folder(root: pathlib.Path) -> pathlib.Path:
-    """A finished tournament of built-in bots (4 games) in ``root/out``."""
-    config = write_config(root, MINI, "mini.yaml")
-    out = root / "out"
-    result = invoke(["tournament", str(config), "--out", str(out), "--quiet"])
-    assert result.exit_code == 0, result
-    return out
 
 
 def reseal(folder: pathlib.Path, entries: list[dict[str, Any]]) -> None:

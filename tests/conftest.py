@@ -1,4 +1,4 @@
-"""The whole suite's one hook: under ``HEARTS_CI=1`` a skipped test is a failed test.
+"""The whole suite's hooks and shared fixtures: under ``HEARTS_CI=1`` a skip is a failure.
 
 Tests that need something the machine may lack (a language toolchain,
 Chromium, bubblewrap, cgroups, Ray, the git history) skip with a message
@@ -11,11 +11,12 @@ alone: they are expected failures, not skips.
 
 from __future__ import annotations
 
+import pathlib
 from collections.abc import Generator
 
 import pytest
 
-from tests.helpers import CI_FLAG, in_ci
+from tests.helpers import CI_FLAG, in_ci, play_mini_tournament
 
 
 def _skip_reason(report: pytest.TestReport | pytest.CollectReport) -> str:
@@ -50,3 +51,13 @@ def pytest_make_collect_report(
     if in_ci() and report.skipped:  # a module-level skip or importorskip
         _fail_the_skip(report)
     return report
+
+
+@pytest.fixture(scope="session")
+def mini_tournament(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
+    """The folder of one played :data:`tests.helpers.MINI_TOURNAMENT`, for the whole session.
+
+    Tests only read it: one that changes a folder changes
+    :func:`tests.helpers.copy_folder` of it.
+    """
+    return play_mini_tournament(tmp_path_factory.mktemp("mini-tournament"))

@@ -6,6 +6,7 @@ import os
 import pathlib
 import shutil
 import subprocess
+import textwrap
 import time
 from collections.abc import Iterable, Iterator, Sequence
 
@@ -156,3 +157,57 @@ def require_cgroups() -> None:
     problem = sandbox.cgroup_support()
     if problem:
         pytest.skip(f"no cgroups here: {problem}")
+
+
+# Configs and the tournament folder several modules share ---------------------------------------
+
+
+def write_config(folder: pathlib.Path, text: str, name: str = "t.yaml") -> pathlib.Path:
+    """Write a config file into ``folder``: ``text`` dedented, leading blank lines dropped.
+
+    The one writer of the tests' configs: a config written flush left is
+    written as it is, one indented in the test's source is dedented.
+    """
+    path = folder / name
+    path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return path
+
+
+#: A small real tournament: built-ins, one table of four, its four rotations (4 games).
+MINI_TOURNAMENT = """\
+name: mini
+seed: 5
+bots:
+  r1: random
+  h1: heuristic
+  r2: random
+  h2: heuristic
+rules:
+  target_score: 26
+schedule:
+  deal_sets: 1
+"""
+
+
+def play_mini_tournament(root: pathlib.Path) -> pathlib.Path:
+    """Play :data:`MINI_TOURNAMENT` with ``referee tournament`` into ``root/out``; that folder.
+
+    The session's copy is the ``mini_tournament`` fixture (tests/conftest.py);
+    a test that changes a folder works on :func:`copy_folder` of it.
+    """
+    from click.testing import CliRunner
+
+    from referee.cli import cli
+
+    config = write_config(root, MINI_TOURNAMENT, "mini.yaml")
+    out = root / "out"
+    result = CliRunner().invoke(cli, ["tournament", str(config), "--out", str(out), "--quiet"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def copy_folder(folder: pathlib.Path, tmp_path: pathlib.Path, name: str = "out") -> pathlib.Path:
+    """A copy of a played folder in ``tmp_path``, for a test to change."""
+    copy = tmp_path / name
+    shutil.copytree(folder, copy)
+    return copy

@@ -28,24 +28,17 @@ from tests.bad_input import (
     Outcome,
     bad,
     invoke,
-    played_folder,
     reseal,
     snapshot,
     write_config,
 )
+from tests.helpers import copy_folder
 from tests.logs import folder_logs
 
 
-@pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
-    return played_folder(tmp_path_factory.mktemp("played"))
-
-
 @pytest.fixture
-def folder(played: pathlib.Path, tmp_path: pathlib.Path) -> pathlib.Path:
-    copy = tmp_path / "out"
-    shutil.copytree(played, copy)
-    return copy
+def folder(mini_tournament: pathlib.Path, tmp_path: pathlib.Path) -> pathlib.Path:
+    return copy_folder(mini_tournament, tmp_path)
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.bad_input import MINI, MOON_LOG, invoke, played_folder, reseal, snapshot
+from tests.bad_input import MINI, MOON_LOG, invoke, reseal, snapshot
 
 pytestmark = pytest.mark.slow
 
@@ -151,9 +151,10 @@ def test_fuzz_game_logs(tmp_path: pathlib.Path, data: bytes, seat: str | None) -
         invoke(["replay", log, "--html", where / "game.html"])
 
 
-@pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
-    return played_folder(tmp_path_factory.mktemp("played"))
+@pytest.fixture
+def played(mini_tournament: pathlib.Path) -> pathlib.Path:
+    """The session's small played tournament (tests/conftest.py); the tests copy it to change it."""
+    return mini_tournament
 
 
 @st.composite

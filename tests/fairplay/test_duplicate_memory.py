@@ -69,7 +69,7 @@ from referee import seal
 from referee.config import load_config
 from referee.standings import t_quantile_975
 from referee.tournament import Tournament
-from tests.helpers import require_sandbox
+from tests.helpers import require_sandbox, write_config
 
 pytestmark = pytest.mark.slow
 
@@ -87,23 +87,17 @@ MEMORY_FILE = ".hearts-memory.json"
 OUTCOME = ("bots", "seed", "scores", "placements", "winners", "hand_scores", "moons", "faults")
 
 
-def write_config(root: pathlib.Path, name: str, bot: str, extra: str) -> pathlib.Path:
-    path = root / f"{name}.yaml"
-    path.write_text(
-        textwrap.dedent(
-            f"""\
-            name: memory
-            seed: {SEED}
-            bots: {{{SUBJECT}: {bot}, h1: heuristic, h2: heuristic, h3: heuristic}}
-            rules: {{target_score: {TARGET}}}
-            schedule: {{deal_sets: {DEAL_SETS}}}
-            time_control: {{move_time_ms: 5000}}
-            """
-        )
-        + extra,
-        encoding="utf-8",
-    )
-    return path
+def memory_config(root: pathlib.Path, name: str, bot: str, extra: str) -> pathlib.Path:
+    """``name.yaml``: the subject ``bot`` against three heuristics, then ``extra`` lines."""
+    text = f"""\
+        name: memory
+        seed: {SEED}
+        bots: {{{SUBJECT}: {bot}, h1: heuristic, h2: heuristic, h3: heuristic}}
+        rules: {{target_score: {TARGET}}}
+        schedule: {{deal_sets: {DEAL_SETS}}}
+        time_control: {{move_time_ms: 5000}}
+        """
+    return write_config(root, textwrap.dedent(text) + extra, f"{name}.yaml")
 
 
 def play(config: pathlib.Path, out: pathlib.Path, key_file: pathlib.Path) -> None:
@@ -124,10 +118,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pathlib.Path]:
     shutil.copy(SAMPLE_HEURISTIC / "bot.py", root / "cheat" / "heuristic_bot.py")
     shutil.copytree(SAMPLE_HEURISTIC, root / "honest", ignore=shutil.ignore_patterns("__pycache__"))
     # The honest bot keeps nothing: its lifetime does not matter, so the fastest.
-    honest = write_config(root, "honest", "honest", "bot_lifetime: run\nconcurrency: 2\n")
+    honest = memory_config(root, "honest", "honest", "bot_lifetime: run\nconcurrency: 2\n")
     # One process for the whole run (one worker), so that it sees every game of each set.
-    run = write_config(root, "run", "cheat", "bot_lifetime: run\nconcurrency: 1\n")
-    game = write_config(root, "game", "cheat", "concurrency: 2\n")  # the default lifetime
+    run = memory_config(root, "run", "cheat", "bot_lifetime: run\nconcurrency: 1\n")
+    game = memory_config(root, "game", "cheat", "concurrency: 2\n")  # the default lifetime
     assert load_config(game).bot_lifetime == "game"
     key = root / "key"
     seal.create_key(key, KEY)

@@ -18,41 +18,14 @@ from referee import seal
 from referee.cli import cli
 from referee.tournament.folder import Layout
 from referee.verify import verify_folder
+from tests.helpers import copy_folder
 from tests.logs import folder_logs, log_of, log_text, write_log_text
-
-CONFIG = """\
-name: mini
-seed: 5
-bots:
-  r1: random
-  h1: heuristic
-  r2: random
-  h2: heuristic
-rules:
-  target_score: 26
-schedule:
-  deal_sets: 1
-"""
-
-
-@pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
-    """A finished tournament's folder (4 games: one table, its 4 rotations)."""
-    root = tmp_path_factory.mktemp("tournament")
-    (root / "mini.yaml").write_text(CONFIG, encoding="utf-8")
-    out = root / "out"
-    result = CliRunner().invoke(
-        cli, ["tournament", str(root / "mini.yaml"), "--out", str(out), "--quiet"]
-    )
-    assert result.exit_code == 0, result.output
-    return out
 
 
 @pytest.fixture
-def folder(played: pathlib.Path, tmp_path: pathlib.Path) -> pathlib.Path:
-    copy = tmp_path / "out"
-    shutil.copytree(played, copy)
-    return copy
+def folder(mini_tournament: pathlib.Path, tmp_path: pathlib.Path) -> pathlib.Path:
+    """A copy of the session's finished tournament (4 games: one table, its 4 rotations)."""
+    return copy_folder(mini_tournament, tmp_path)
 
 
 def journal(folder: pathlib.Path) -> list[dict[str, Any]]:

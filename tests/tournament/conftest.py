@@ -5,22 +5,18 @@ from __future__ import annotations
 import json
 import pathlib
 import shutil
-import textwrap
 from typing import Any
 
 import pytest
 
-from tests.helpers import processes_in, wait_no_processes_in  # noqa: F401 (re-exported)
+from tests.helpers import (  # noqa: F401 (re-exported)
+    processes_in,
+    wait_no_processes_in,
+    write_config,
+)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SAMPLE_HEURISTIC = ROOT / "sample_bots" / "python" / "heuristic"
-
-
-def write_config(folder: pathlib.Path, text: str, name: str = "t.yaml") -> pathlib.Path:
-    """Write a config file (dedented) into ``folder``."""
-    path = folder / name
-    path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
-    return path
 
 
 def copy_heuristic(folder: pathlib.Path, name: str = "hbot") -> pathlib.Path:
