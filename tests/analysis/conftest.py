@@ -1,0 +1,58 @@
+"""A real tournament folder of built-in bots, played once and analysed, for the analysis tests."""
+
+from __future__ import annotations
+
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+#: Small, fixed searches: fast, and never stopped by the clock (so reproducible).
+FAST = ["--worlds", "24", "--budget-ms", "60000"]
+
+
+def referee(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """The ``referee`` command line, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "referee.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="session")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
+    """A tournament of random and heuristic bots (4 games), played by ``referee tournament``."""
+    root = tmp_path_factory.mktemp("analysis")
+    config = root / "small.yaml"
+    config.write_text(
+        textwrap.dedent(
+            f"""
+            name: small
+            seed: 31
+            bots: {{random: random, heuristic: heuristic, random-2: random, heuristic-2: heuristic}}
+            rules: {{target_score: 20}}
+            schedule: {{deal_sets: 1}}
+            concurrency: 1
+            bot_processes: shared
+            output: {root / "out"}
+            """
+        )
+    )
+    result = referee("tournament", str(config), "-q", timeout=300)
+    assert result.returncode == 0, result.stderr
+    return root / "out"
+
+
+@pytest.fixture(scope="session")
+def analysed(folder: pathlib.Path) -> subprocess.CompletedProcess[str]:
+    """``referee analyze`` over the folder, for two of its bots, two logs at a time."""
+    result = referee(
+        "analyze", str(folder), "--seat", "random", "--seat", "heuristic", *FAST, "-j", "2"
+    )
+    assert result.returncode == 0, result.stderr
+    return result

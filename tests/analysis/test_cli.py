@@ -1,0 +1,149 @@
+"""``referee analyze`` as a user runs it: a tournament folder's table, the files beside the logs,
+reproducibility, the replays' marks, verify's indifference, and bad input (issue 31)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import pathlib
+import subprocess
+
+from referee.analysis.record import analysis_path, read_analysis
+from referee.tournament.folder import Layout
+from tests.analysis.conftest import FAST, referee
+
+
+def _logs(folder: pathlib.Path) -> list[pathlib.Path]:
+    return [path for _, path in Layout(folder).game_logs()]
+
+
+def test_folder_table_ranks_random_far_above_heuristic(
+    folder: pathlib.Path, analysed: subprocess.CompletedProcess[str]
+) -> None:
+    lines = analysed.stdout.splitlines()
+    rows = {line.split()[0]: line.split() for line in lines[2:] if line.strip()}
+    assert set(rows) == {"random", "heuristic"}
+    assert lines[2].startswith("random")  # the most points lost per hand first
+    random_loss, heuristic_loss = float(rows["random"][3]), float(rows["heuristic"][3])
+    assert random_loss > 2 * heuristic_loss > 0
+    assert "analyze: 4/4 games" in analysed.stderr
+    assert "ms a decision" in analysed.stderr
+
+
+def test_one_analysis_file_beside_each_log_and_the_logs_untouched(
+    folder: pathlib.Path, analysed: subprocess.CompletedProcess[str]
+) -> None:
+    for log in _logs(folder):
+        found = read_analysis(analysis_path(log))
+        assert found is not None
+        assert found.log_sha256 == hashlib.sha256(log.read_bytes()).hexdigest()
+        assert {a.bot for a in found.seats.values()} == {"random", "heuristic"}
+        kinds = {d.kind for a in found.seats.values() for d in a.decisions}
+        assert kinds >= {"pass", "play"}
+
+
+def test_verify_ignores_the_analysis_files(
+    folder: pathlib.Path, analysed: subprocess.CompletedProcess[str]
+) -> None:
+    result = referee("verify", str(folder))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ".analysis.json" not in result.stdout + result.stderr  # no note of an unknown file
+
+
+def test_the_same_settings_give_the_same_analysis(
+    folder: pathlib.Path, analysed: subprocess.CompletedProcess[str]
+) -> None:
+    log = _logs(folder)[0]
+    before = read_analysis(analysis_path(log))
+    again = referee("analyze", str(log), "--seat", "random", *FAST)
+    assert again.returncode == 0, again.stderr
+    assert "taken from earlier analysis files" in again.stderr  # nothing searched twice
+    forced = referee(
+        "analyze", str(log), "--seat", "random", "--seat", "heuristic", *FAST, "--force"
+    )
+    assert forced.returncode == 0, forced.stderr
+    after = read_analysis(analysis_path(log))
+
+    def figures(found):  # everything but the analysis's own time
+        return {s: [{**d.to_json(), "ms": 0} for d in a.decisions] for s, a in found.seats.items()}
+
+    assert figures(before) == figures(after)
+    assert "lost over" in forced.stdout and "a hand" in forced.stdout
+
+
+def test_another_seed_searches_other_worlds(folder: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    log = tmp_path / "game.jsonl.gz"
+    log.write_bytes(_logs(folder)[1].read_bytes())
+    referee("analyze", str(log), "--seat", "random", *FAST, "--seed", "1")
+    one = read_analysis(analysis_path(log))
+    referee("analyze", str(log), "--seat", "random", *FAST, "--seed", "2")
+    two = read_analysis(analysis_path(log))
+    assert one.seats.keys() == two.seats.keys()
+    (a,), (b,) = one.seats.values(), two.seats.values()
+    assert [d.options for d in a.decisions] != [d.options for d in b.decisions]
+    assert b.settings["seed"] == 2
+
+
+def test_replay_marks_the_graded_decisions(
+    folder: pathlib.Path, analysed: subprocess.CompletedProcess[str]
+) -> None:
+    marked = 0
+    for log in _logs(folder)[:2]:
+        found = read_analysis(analysis_path(log))
+        graded = [d for a in found.seats.values() for d in a.decisions if d.grade]
+        text = referee("replay", str(log), "--no-color").stdout
+        assert "Analysis (referee analyze): expected points lost" in text
+        for d in graded:
+            assert f"{d.grade.mark} {d.grade.value}: {d.what()} lost {d.loss:.2f}" in text
+            marked += 1
+        # Seen as a seat that was not analysed: no other seat's options are shown.
+        unanalysed = next(s for s in range(4) if s not in found.seats)
+        seat_view = referee("replay", str(log), "--no-color", "--seat", str(unanalysed)).stdout
+        assert "points lost" not in seat_view and "blunder" not in seat_view
+    assert marked > 0
+
+
+def test_json_summary(folder: pathlib.Path, analysed: subprocess.CompletedProcess[str]) -> None:
+    result = referee("analyze", str(folder), "--seat", "random", *FAST, "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["format"] == "hearts-referee/analysis-summary" and data["version"] == 1
+    (bot,) = data["bots"]
+    assert bot["bot"] == "random" and bot["games"] == 4
+    assert bot["points_lost_per_hand"] > 0 and bot["worst"]
+    assert set(bot["per_hand_by_phase"]) == {
+        "passing", "leading", "following", "discarding", "moon defence", "moon choice"
+    }  # fmt: skip
+
+
+def test_bad_input_is_one_line_naming_what_is_wrong(
+    folder: pathlib.Path, tmp_path: pathlib.Path, analysed: subprocess.CompletedProcess[str]
+) -> None:
+    unknown = referee("analyze", str(folder), "--seat", "randon", *FAST)
+    assert unknown.returncode == 2
+    assert "no bot 'randon'" in unknown.stderr and "did you mean 'random'" in unknown.stderr
+    assert "Traceback" not in unknown.stderr
+
+    nothing = referee("analyze", str(folder))
+    assert nothing.returncode == 2 and "--seat BOT" in nothing.stderr
+
+    not_a_log = tmp_path / "notes.jsonl"
+    not_a_log.write_text("hello\n")
+    bad = referee("analyze", str(not_a_log), "--seat", "0")
+    assert bad.returncode == 1 and str(not_a_log) in bad.stderr and "Traceback" not in bad.stderr
+
+    log = tmp_path / "copy.jsonl.gz"
+    log.write_bytes(_logs(folder)[0].read_bytes())
+    analysis_path(log).write_text("{not json")
+    damaged = referee("analyze", str(log), "--seat", "random", *FAST)
+    assert damaged.returncode == 1
+    assert str(analysis_path(log)) in damaged.stderr and "--force" in damaged.stderr
+    assert analysis_path(log).read_text() == "{not json"  # nothing is written over unasked
+    fixed = referee("analyze", str(log), "--seat", "random", *FAST, "--force")
+    assert fixed.returncode == 0, fixed.stderr
+    assert read_analysis(analysis_path(log)) is not None
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    none = referee("analyze", str(empty), "--seat", "random")
+    assert none.returncode == 2 and "neither a game log" in none.stderr
