@@ -213,7 +213,7 @@ def test_builds_before_play_and_a_failed_build_is_left_out(tmp_path: pathlib.Pat
     assert result.standings is not None
     last = result.standings.bots[-1]
     assert (last.bot, last.status, last.games) == ("bad", "build_failed", 0)
-    assert last.reason == "build failed (builds/bad.build.log): build failed with exit code 2"
+    assert last.reason == "build failed (builds/bad.build.log): exit code 2"
     state = TournamentState.load(out / "tournament.json")
     assert state.participants == ["good", "a", "b", "c"] and "bad" in state.excluded
     assert not processes_in(tmp_path)
