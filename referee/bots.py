@@ -199,7 +199,6 @@ class BuildResult:
 _BUILD_LIMIT_EXITS = {
     supervisor.EXIT_MEMORY_LIMIT: ("memory limit", "memory_bytes"),
     supervisor.EXIT_PROCESS_LIMIT: ("process limit", "processes"),
-    supervisor.EXIT_CPU_LIMIT: ("cpu limit", "cpu_seconds"),
 }
 _build_numbers = itertools.count(1)
 
