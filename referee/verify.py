@@ -776,7 +776,9 @@ def verify_folder(
         )
     end = JournalEnd()
     everything = _read_journal(journal_path, report, key, end)
-    _check_end(root, state, end, key, report)
+    # Its end is checked once the games are (their problems come first in the report), and
+    # not at all when the state, the key or a line has failed already (a broken chain).
+    check_end = not report.problems
     entries = [(line, e) for line, e in everything if _is_game_entry(e)]
     report.journal_entries = len(entries)
     seen: dict[str, int] = {}
@@ -823,6 +825,8 @@ def verify_folder(
                 problem = _journal_against_log(journal_path, line, entry, game)
                 if problem:
                     report.problems.append(problem)
+    if check_end:
+        _check_end(root, state, end, key, report)
     if key is not None:
         _check_sealed_facts(root, state, everything, report)
         _check_schedule(root, state, key, entries, report)
@@ -1044,12 +1048,12 @@ def _check_end(
 ) -> None:
     """A finished tournament's journal must end as ``tournament.json`` records it (not cut).
 
-    Left out when the journal or ``tournament.json`` has already failed (a
-    refused line breaks the chain, and the state could not be read), so the
-    report names the first cause, not its echoes.
+    Left out (by the caller) when the journal or ``tournament.json`` has
+    already failed (a refused line breaks the chain), and here when the state
+    could not be read, so the report names the first cause, not its echoes.
     """
     state_path = root / STATE_NAME
-    if report.problems or (state is None and state_path.exists()):
+    if state is None and state_path.exists():
         return
     parsed = TournamentState.from_dict(state) if state is not None else None
     for path, line, message in end_problems(end, parsed, Layout(root), key):

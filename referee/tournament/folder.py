@@ -852,16 +852,21 @@ def end_problems(
             return problems  # its finished cannot be trusted either way
     finished = state.finished
     if finished is not None and finished["end_mac"] not in end.ends:
-        problems.append(
-            (
-                layout.journal,
-                0,
-                f"cut short: {layout.state.name} records that the tournament finished with "
-                f"{finished['games']} games (its end entry at line {finished['line']}), but the "
-                f"journal ends at line {end.last_line} with {end.games} games: its last lines "
-                "were removed",
-            )
+        recorded = (
+            f"{layout.state.name} records that the tournament finished with "
+            f"{finished['games']} games (its end entry at line {finished['line']})"
         )
+        if end.last_line < finished["line"]:
+            problem = (
+                f"cut short: {recorded}, but the journal ends at line {end.last_line} with "
+                f"{end.games} games: its last lines were removed"
+            )
+        else:
+            problem = (
+                f"{recorded}, but the journal holds no such line: it was rewritten, or comes "
+                "from another tournament"
+            )
+        problems.append((layout.journal, 0, problem))
     return problems
 
 

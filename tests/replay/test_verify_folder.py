@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from referee import seal
 from referee.cli import cli
-from referee.tournament.folder import Layout
+from referee.tournament.folder import Layout, TournamentState
 from referee.verify import verify_folder
 from tests.helpers import copy_folder
 from tests.logs import folder_logs, log_of, log_text, write_log_text
@@ -50,7 +50,19 @@ def sealed_lines(folder: pathlib.Path, entries: list[dict[str, Any]]) -> bytes:
 
 
 def rewrite_journal(folder: pathlib.Path, entries: list[dict[str, Any]]) -> None:
+    """Write the journal anew, sealed, and tournament.json's record of its end to match.
+
+    (A forger who holds the key reseals tournament.json too; see docs/config.md,
+    "The end of the journal".)
+    """
     (folder / "journal.jsonl").write_bytes(sealed_lines(folder, entries))
+    state = TournamentState.load(folder / "tournament.json")
+    state.finished = None
+    for number, line in enumerate((folder / "journal.jsonl").read_bytes().splitlines(), 1):
+        entry = json.loads(line)
+        if entry["type"] == "end":
+            state.finished = {"games": entry["games"], "line": number, "end_mac": entry["mac"]}
+    state.save(folder / "tournament.json", key=seal.folder_key(folder))
 
 
 def game_lines(folder: pathlib.Path) -> list[int]:
@@ -192,7 +204,9 @@ def test_a_log_without_journal_entry_is_a_note(folder: pathlib.Path) -> None:
 def test_an_unfinished_tournament_is_a_note(folder: pathlib.Path) -> None:
     entries = journal(folder)
     last = game_lines(folder)[-1]
-    rewrite_journal(folder, entries[: last - 1] + entries[last:])
+    # The last game lost, and with it the end that closed the journal.
+    unfinished = [e for e in entries[: last - 1] + entries[last:] if e["type"] != "end"]
+    rewrite_journal(folder, unfinished)
     (folder / "standings.json").unlink()
     report = verify_folder(folder)
     assert report.ok, [str(p) for p in report.all_problems]
