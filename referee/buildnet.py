@@ -367,7 +367,7 @@ def proxy_env(port: int = BRIDGE_PORT) -> dict[str, str]:
     """The environment that sends a build's tools through the bridge on ``127.0.0.1:port``.
 
     pip, npm, cargo, Go and curl read the proxy variables; Java reads only its
-    system properties, so ``MAVEN_OPTS`` and ``JAVA_TOOL_OPTIONS`` carry them.
+    system properties, so ``MAVEN_OPTS`` carries them (Maven 3 honours them).
     """
     url = f"http://127.0.0.1:{port}"
     java = (
