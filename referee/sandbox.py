@@ -112,8 +112,27 @@ def _own_cgroups() -> dict[str, str]:
     return out
 
 
+#: The key of a v1 cgroup's companion folder in the v2 hierarchy (a hybrid machine), which
+#: freezes and kills the bot.
+UNIFIED = "unified"
+
+
+def _unified_parent(mounts: list[tuple[str, str, set[str]]], own: dict[str, str]) -> str | None:
+    """The folder for bots' cgroups in the v2 hierarchy of a hybrid machine, or None."""
+    for point, kind, _ in mounts:
+        if kind == "cgroup2" and "" in own:
+            base = os.path.join(point, own[""].lstrip("/"))
+            if os.path.exists(os.path.join(base, "cgroup.procs")):
+                return os.path.join(base, CGROUP_PARENT)
+    return None
+
+
 class Cgroup:
-    """The control groups of one bot: v2 (one folder) or v1 (one per controller)."""
+    """The control groups of one bot: v2 (one folder) or v1 (one per controller).
+
+    A v1 bot's cgroups may have a companion in the v2 hierarchy (``UNIFIED``)
+    that does the freezing and killing.
+    """
 
     def __init__(self, version: int, folders: dict[str, str]) -> None:
         self.version = version
@@ -156,12 +175,19 @@ class Cgroup:
                     break
         if "memory" not in folders or "pids" not in folders:
             return None
-        freezer = folders.pop("freezer", None)
-        if freezer is not None:  # optional: without it, bots get a CPU quota instead
+        # The freezer is optional (without it, bots get a CPU quota instead). On a hybrid
+        # machine, a cgroup of the v2 hierarchy serves better than v1's freezer: a frozen
+        # process there can still be killed (in v1 it cannot die until thawed, so a bot
+        # frozen when its supervisor is killed would stay), and freezing is cheaper.
+        v1_freezer = folders.pop("freezer", None)
+        for freezer, key in ((_unified_parent(mounts, own), UNIFIED), (v1_freezer, "freezer")):
+            if freezer is None:
+                continue
             with contextlib.suppress(OSError):
                 os.makedirs(freezer, exist_ok=True)
                 if os.access(freezer, os.W_OK):
-                    folders["freezer"] = freezer
+                    folders[key] = freezer
+                    break
         try:
             for folder in set(folders.values()):
                 os.makedirs(folder, exist_ok=True)
@@ -178,7 +204,7 @@ class Cgroup:
         if found is None:
             return None
         version, parents = found
-        _sweep(parents)
+        _sweep(version, parents)
         folders = {c: os.path.join(p, name) for c, p in parents.items()}
         try:
             for folder in set(folders.values()):
@@ -261,26 +287,31 @@ class Cgroup:
         text = _read(self._file("pids", "cgroup.procs")) or b""
         return [int(p) for p in text.split()]
 
-    def freezer_file(self) -> str | None:
-        """The file that freezes and thaws the bot (see :class:`Freezer`), or None."""
-        if "freezer" not in self.folders:
+    def freezer(self) -> tuple[str, int] | None:
+        """(the file that freezes and thaws the bot, its cgroup version), or None."""
+        if UNIFIED in self.folders:
+            path, version = self._file(UNIFIED, "cgroup.freeze"), 2
+        elif "freezer" in self.folders:
+            version = self.version
+            path = self._file("freezer", "cgroup.freeze" if version == 2 else "freezer.state")
+        else:
             return None
-        path = self._file("freezer", "cgroup.freeze" if self.version == 2 else "freezer.state")
-        return path if os.path.exists(path) else None
+        return (path, version) if os.path.exists(path) else None
 
     def thaw(self) -> None:
         """Let the bot run again (a v1 frozen task cannot even die until thawed)."""
-        path = self.freezer_file()
-        if path is not None:
+        found = self.freezer()
+        if found is not None:
             with contextlib.suppress(OSError):
-                _write(path, Freezer.THAW[self.version].decode())
+                _write(found[0], Freezer.THAW[found[1]].decode())
 
     def kill_all(self) -> None:
         """SIGKILL every process in the cgroup until none is left."""
         self.thaw()
-        if self.version == 2 and os.path.exists(self._file("pids", "cgroup.kill")):
+        v2 = self.folders.get(UNIFIED) or (self.folders["pids"] if self.version == 2 else "")
+        if v2 and os.path.exists(os.path.join(v2, "cgroup.kill")):
             with contextlib.suppress(OSError):
-                _write(self._file("pids", "cgroup.kill"), "1")
+                _write(os.path.join(v2, "cgroup.kill"), "1")
         for _ in range(50):
             pids = self.pids()
             if not pids:
@@ -304,8 +335,15 @@ class Cgroup:
                     time.sleep(0.02)
 
 
-def _sweep(parents: dict[str, str]) -> None:
-    """Remove the empty cgroups of referees that died (``r<pid>-<n>``, pid gone)."""
+def _sweep(version: int, parents: dict[str, str]) -> None:
+    """Remove the empty cgroups of referees that died (``r<pid>-<n>``, pid gone); thaw the rest.
+
+    A bot dies with its supervisor; but one frozen in cgroup v1 when its supervisor was
+    killed cannot die until it is thawed (its SIGKILL stays pending), which this does.
+    Thawing, not killing: a pid that is not in our /proc may be a live referee's in
+    another pid namespace.
+    """
+    dead: set[str] = set()
     for parent in set(parents.values()):
         try:
             names = os.listdir(parent)
@@ -314,8 +352,13 @@ def _sweep(parents: dict[str, str]) -> None:
         for name in names:
             pid = name[1:].partition("-")[0]
             if name.startswith("r") and pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
-                with contextlib.suppress(OSError):
-                    os.rmdir(os.path.join(parent, name))  # only if empty
+                dead.add(name)
+    for name in dead:
+        group = Cgroup(version, {c: os.path.join(p, name) for c, p in parents.items()})
+        group.thaw()
+        for folder in set(group.folders.values()):
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)  # only if empty
 
 
 class Freezer:
@@ -344,11 +387,11 @@ class Freezer:
             return None
         version, parents = found
         group = Cgroup(version, {c: os.path.join(p, name) for c, p in parents.items()})
-        path = group.freezer_file()
-        if path is None:
+        found = group.freezer()
+        if found is None:
             return None
         try:
-            return cls(path, version)
+            return cls(*found)
         except OSError:
             return None
 
@@ -382,7 +425,7 @@ def freezer_support() -> str:
     found = None if missing else Cgroup.parents()
     if found is None:
         return missing or "no cgroups"
-    if "freezer" not in found[1]:
+    if "freezer" not in found[1] and UNIFIED not in found[1]:
         return "the cgroup v1 freezer controller is not mounted"
     return ""
 

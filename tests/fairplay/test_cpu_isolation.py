@@ -233,10 +233,20 @@ def cgroup_of(bot: LaunchedBot) -> supervisor.Cgroup:
     return supervisor.Cgroup(version, {c: os.path.join(p, bot._cgroup) for c, p in parents.items()})
 
 
-def is_frozen(group: supervisor.Cgroup) -> bool:
-    path = group.freezer_file()
-    assert path is not None, group.folders
-    if group.version == 2:
+def is_frozen(group: supervisor.Cgroup, expected: bool = True, wait_s: float = 5.0) -> bool:
+    """True if the cgroup is (or within ``wait_s`` becomes) frozen, or thawed if not
+    ``expected``: freezing takes effect as each task next runs."""
+    deadline = time.monotonic() + wait_s
+    while frozen_now(group) != expected and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return frozen_now(group) == expected
+
+
+def frozen_now(group: supervisor.Cgroup) -> bool:
+    found = group.freezer()
+    assert found is not None, group.folders
+    path, version = found
+    if version == 2:
         events = pathlib.Path(path).with_name("cgroup.events").read_text()
         return "frozen 1" in events.split("\n")
     return pathlib.Path(path).read_text().strip() in ("FROZEN", "FREEZING")
@@ -278,7 +288,7 @@ def test_a_launched_bot_is_frozen_between_calls_and_thawed_for_them(
         # ... it answers all the same (thawed for the call), and is frozen again after it.
         handshake(bot)
         with bot.thawed():
-            assert not is_frozen(group)
+            assert is_frozen(group, False)
             assert cpu_over(group, 2.0) > 0.2  # the spinners run while it is asked
         assert is_frozen(group)
         # A bot that dies is restarted into a new cgroup, frozen in its turn.
@@ -303,7 +313,7 @@ def test_a_pondering_bot_is_never_frozen(tmp_path: pathlib.Path) -> None:
         bot.start()
         assert bot.cpu_mode == CpuMode.PONDER
         group = cgroup_of(bot)
-        assert not is_frozen(group)
+        assert is_frozen(group, False, wait_s=0)
         assert cpu_over(group, 2.0) > 0.2
     finally:
         bot.close()
