@@ -424,7 +424,7 @@ class BuildProxy:
         self.this_host = this_host
         self.host_proxy = host_proxy
         self.connect_timeout_s = connect_timeout_s
-        #: "host:port" -> connections let through; and refused, with the last reason.
+        #: "host:port" -> how many connections were let through, and how many refused.
         self.passed: collections.Counter[str] = collections.Counter()
         self.refused: collections.Counter[str] = collections.Counter()
         self._lock = threading.Lock()
