@@ -91,6 +91,7 @@ _LIMIT_EXITS = {
     supervisor.EXIT_PROCESS_LIMIT: FaultKind.PROCESS_LIMIT,
 }
 _numbers = itertools.count(1)
+_warned: set[str] = set()
 
 #: The CPU quota of a bot that cannot be frozen, when the organiser set no ``cpu_percent``:
 #: one core, so that a bot spinning on every core leaves the others the rest of the machine.
@@ -259,9 +260,12 @@ class LaunchedBot(Connection):
         self.max_message_bytes = max_message_bytes
         self.limits = dict(limits or {})
         #: How the bot is kept off the CPU while its opponents think (see :class:`CpuMode`).
-        self.cpu_mode, _ = cpu_mode(self.limits, shared=shared)
-        if self.cpu_mode == CpuMode.QUOTA and not self.limits.get("cpu_percent"):
-            self.limits["cpu_percent"] = FALLBACK_CPU_PERCENT
+        self.cpu_mode, why = cpu_mode(self.limits, shared=shared)
+        if self.cpu_mode == CpuMode.QUOTA:
+            self.limits["cpu_percent"] = self.limits.get("cpu_percent") or FALLBACK_CPU_PERCENT
+            if why not in _warned:  # once per process (a Ray node's worker, say)
+                _warned.add(why)
+                log.warning("launched bots get a CPU quota, not frozen between calls: %s", why)
         self.extra_env = dict(env or {})
         self.info = BotInfo(name=name)
         self.restarts = 0
