@@ -59,7 +59,15 @@ _NPM_SECRET_KEYS = {
     "key",
     "otp",
 }
-_CARGO_SECRET_KEYS = {"token", "secret-key", "secret-key-subject", "credential-provider"}
+_CARGO_SECRET_KEYS = {
+    "token",
+    "secret-key",
+    "secret-key-subject",
+    "credential-provider",
+    "global-credential-providers",
+}
+# git's keys that carry a credential or name a client key (http.extraHeader: Authorization).
+_GIT_SECRET_KEYS = {"extraheader", "sslkey", "sslcert", "sslcertpasswordprotected"}
 _PIP_SECRET_KEYS = {"client-cert", "client_cert"}
 # Environment variables of a build that carry a credential by their name alone.
 _SECRET_NAME = re.compile(r"(?i)(token|auth|passw|secret|credential|client_cert|_key$|keyfile)")
@@ -140,7 +148,7 @@ def _gitconfig(text: str) -> tuple[str, int]:
         header = re.match(r'\s*\[\s*([A-Za-z0-9.\-]+)(\s+"[^"]*")?\s*\]', line)
         if header:
             in_credential = header.group(1).lower() == "credential"
-        if in_credential or _key_of(line) == "extraheader":
+        if in_credential or _key_of(line) in _GIT_SECRET_KEYS:
             dropped += bool(line.strip()) and not line.lstrip().startswith(("#", ";"))
             continue
         clean = strip_userinfo(line)
@@ -150,7 +158,7 @@ def _gitconfig(text: str) -> tuple[str, int]:
 
 
 def _maven_settings(text: str) -> tuple[str, int]:
-    """Without ``<servers>`` (their passwords, keys) and proxies' user names and passwords."""
+    """Without ``<servers>`` (their passwords, keys), proxies' user names and passwords, userinfo."""
     root = ElementTree.fromstring(text)  # a ParseError is a file left out, by the caller
     namespace = root.tag[: root.tag.index("}") + 1] if root.tag.startswith("{") else ""
     if namespace:
@@ -164,7 +172,9 @@ def _maven_settings(text: str) -> tuple[str, int]:
             ):
                 dropped += len(child) if name == "servers" else 1
                 parent.remove(child)
-    return ElementTree.tostring(root, encoding="unicode") + "\n", dropped
+    text = ElementTree.tostring(root, encoding="unicode") + "\n"
+    clean = strip_userinfo(text)
+    return clean, dropped + (clean != text)
 
 
 _Filter = Callable[[str], tuple[str, int]]

@@ -65,7 +65,8 @@ def test_maven_servers_and_proxy_passwords_are_left_out(tmp_path: pathlib.Path) 
     (home / ".m2").mkdir(parents=True)
     (home / ".m2" / "settings.xml").write_text(
         '<settings xmlns="http://maven.apache.org/SETTINGS/1.0.0">'
-        "<mirrors><mirror><id>m</id><url>https://mirror.example/</url></mirror></mirrors>"
+        "<mirrors><mirror><id>m</id><url>https://me:MIRRORSECRET@mirror.example/</url>"
+        "</mirror></mirrors>"
         "<servers><server><id>m</id><password>MAVENSECRET</password></server></servers>"
         "<proxies><proxy><host>p</host><username>u</username><password>PROXYSECRET</password>"
         "</proxy></proxies></settings>"
@@ -73,6 +74,7 @@ def test_maven_servers_and_proxy_passwords_are_left_out(tmp_path: pathlib.Path) 
     seen = _settings(home)[".m2/settings.xml"]
     assert "https://mirror.example/" in seen and "<host>p</host>" in seen
     assert "MAVENSECRET" not in seen and "PROXYSECRET" not in seen and "<username>" not in seen
+    assert "MIRRORSECRET" not in seen
 
 
 def test_git_credential_helpers_and_headers_are_left_out(tmp_path: pathlib.Path) -> None:
@@ -82,11 +84,13 @@ def test_git_credential_helpers_and_headers_are_left_out(tmp_path: pathlib.Path)
         "[user]\n\tname = Me\n"
         "[credential]\n\thelper = store\n"
         '[http "https://git.example"]\n\textraHeader = Authorization: Bearer GITSECRET\n'
+        "\tsslKey = /home/me/.ssh/client.key\n"
         '[url "https://me:pw@git.example/"]\n\tinsteadOf = https://git.example/\n'
     )
     seen = _settings(home)[".gitconfig"]
     assert "name = Me" in seen and "insteadOf" in seen
     assert "helper" not in seen and "GITSECRET" not in seen and "me:pw" not in seen
+    assert "client.key" not in seen
 
 
 def test_pip_and_cargo_settings_lose_their_passwords(tmp_path: pathlib.Path) -> None:
