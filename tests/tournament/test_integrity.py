@@ -28,6 +28,7 @@ from referee.match import GameSpec, play_game
 from referee.players.builtin import builtin_player
 from referee.tournament import Tournament, TournamentError, TournamentState
 from referee.verify import verify_log
+from tests.helpers import copy_folder
 from tests.logs import log_of, log_text, write_log_text
 
 from .conftest import journal_games, write_config
@@ -84,21 +85,10 @@ def refused(out: pathlib.Path, where: str, why: str) -> None:
     assert "Traceback" not in checked.output + shown.output
 
 
-@pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
-    """A finished tournament (one table of four, its four rotations)."""
-    root = tmp_path_factory.mktemp("sealed")
-    path = write_config(root, CONFIG)
-    result = run(path, root / "out")
-    assert result.complete and result.games_played == 4, result.errors
-    return root / "out"
-
-
 @pytest.fixture
-def out(played: pathlib.Path, tmp_path: pathlib.Path) -> pathlib.Path:
-    copy = tmp_path / "out"
-    shutil.copytree(played, copy)
-    return copy
+def out(mini_tournament: pathlib.Path, tmp_path: pathlib.Path) -> pathlib.Path:
+    """A copy of the session's finished tournament (one table of four, its four rotations)."""
+    return copy_folder(mini_tournament, tmp_path)
 
 
 # The key ----------------------------------------------------------------------------------
