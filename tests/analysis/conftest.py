@@ -9,6 +9,8 @@ import textwrap
 
 import pytest
 
+from tests.web.conftest import client_for  # noqa: F401  (the web tests' TestClient)
+
 #: Small, fixed searches: fast, and never stopped by the clock (so reproducible).
 FAST = ["--worlds", "24", "--budget-ms", "60000"]
 
