@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""Validate the gauntlet's SPRT by simulation: error rates and sets to a decision.
+"""The gauntlet's SPRT on real Hearts sets: error rates and sets to a decision.
 
-    python bench/sprt.py [--runs 200] [--p 0.1] [--jobs 2] [--calibrate-sets 300]
+    python bench/sprt_games.py [--runs 200] [--p 0.1] [--jobs 2] [--model empirical]
+
+(bench/sprt.py is the harness of record: synthetic set distributions, 4,000
+runs each, both models. This one draws the sets from real games.)
 
 The subjects are the built-in heuristic bot handicapped: with probability
 ``p`` a decision plays a random legal card instead (seeded by the game and
@@ -52,7 +55,7 @@ from referee.gauntlet_config import GauntletConfig  # noqa: E402
 from referee.match import GameSpec, play_game  # noqa: E402
 from referee.players import builtin_player  # noqa: E402
 from referee.players.builtin import HeuristicPlayer  # noqa: E402
-from referee.sprt import SprtSettings, fixed_summary  # noqa: E402
+from referee.sprt import SequentialTest, SprtSettings, fixed_summary  # noqa: E402
 from referee.tournament.gauntlet import (  # noqa: E402
     GauntletTracker,
     games_per_set,
@@ -113,7 +116,7 @@ def runner_game(rules: Rules, seed: str, game_id: str, players: list[Any]) -> di
 
 def one_run(job: dict[str, Any]) -> dict[str, Any]:
     """One gauntlet to its decision (or ``max_sets``); job: run, side, p's, settings."""
-    settings = SprtSettings(**job["sprt"])
+    settings = SprtSettings.from_dict(job["sprt"])
     gauntlet = GauntletConfig(
         candidate="cand",
         baselines=("base",),
@@ -183,23 +186,12 @@ def summarize(results: list[dict[str, Any]], error: str) -> dict[str, Any]:
 
 
 def resampled_run(pool: list[float], settings: SprtSettings, max_sets: int, rng: random.Random):
-    """One SPRT on sets drawn with replacement from ``pool``: (decision, sets)."""
-    n = total = squares = 0.0
-    d0, d1 = settings.delta0, settings.delta1
-    for _ in range(max_sets):
-        x = rng.choice(pool)
-        n += 1
-        total += x
-        squares += x * x
-        if n < max(4, settings.min_sets):
-            continue
-        mean = total / n
-        var = max((squares - n * mean * mean) / (n - 3), 1e-12 * (d1 - d0) ** 2)
-        value = n * (d1 - d0) * (2 * mean - d0 - d1) / (2 * var)
-        if value >= settings.upper:
-            return "H1", int(n)
-        if value <= settings.lower:
-            return "H0", int(n)
+    """One SPRT (referee.sprt's own) on sets drawn with replacement from ``pool``."""
+    test = SequentialTest(settings)
+    for n in range(1, max_sets + 1):
+        decision = test.add(rng.choice(pool))
+        if decision != "none":
+            return decision, n
     return "none", max_sets
 
 
@@ -247,6 +239,7 @@ def main() -> None:
     parser.add_argument("--beta", type=float, default=0.05)
     parser.add_argument("--delta1", type=float, default=None, help="default: calibrated")
     parser.add_argument("--min-sets", type=int, default=SprtSettings().min_sets)
+    parser.add_argument("--model", choices=["empirical", "normal"], default="empirical")
     parser.add_argument("--max-sets", type=int, default=1000)
     parser.add_argument("--pool-sets", type=int, default=500, help="real sets per side (pool)")
     parser.add_argument("--jobs", type=int, default=2)
@@ -280,7 +273,12 @@ def main() -> None:
     h1_real = describe(f"H1 pair (p={args.p_candidate} vs p={args.p})", pools["H1"])
     delta1 = args.delta1 if args.delta1 is not None else round(h1_real["mean"], 3)
     settings = SprtSettings(
-        delta0=0.0, delta1=delta1, alpha=args.alpha, beta=args.beta, min_sets=args.min_sets
+        delta0=0.0,
+        delta1=delta1,
+        alpha=args.alpha,
+        beta=args.beta,
+        min_sets=args.min_sets,
+        model=args.model,
     )
     print(f"delta0 = 0, delta1 = {delta1} (effect {delta1 / h1_real['sd']:.2f} sd per set)")
     results: dict[str, list[dict[str, Any]]] = {"H0": [], "H1": []}
