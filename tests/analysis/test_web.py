@@ -108,6 +108,7 @@ def test_in_chromium_a_worst_decision_opens_the_replay_at_its_mark(
             )
             assert marks and set(marks) <= {"?!", "?", "??"}
             assert any("lost" in e for e in events)
+            page.evaluate("new Promise((done) => setTimeout(done, 1500))")  # the cards land
             page.screenshot(shots / "analysis-replay.png")
             assert page.errors() == []
     finally:
