@@ -34,7 +34,6 @@ import os
 import pathlib
 import secrets
 import shlex
-import shutil
 import signal
 import socket
 import stat
@@ -46,7 +45,7 @@ import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from referee import bwrap
+from referee import bwrap, safepath
 from referee import sandbox as supervisor
 from referee.players.base import BotFault, BotInfo, FaultKind
 from referee.players.remote import BotConnection, Connection
@@ -343,7 +342,8 @@ class LaunchedBot(Connection):
 
     def _remove_socket_dir(self) -> None:
         if self._socket_dir is not None:
-            shutil.rmtree(self._socket_dir, ignore_errors=True)  # never follows links
+            with contextlib.suppress(OSError):  # the bot wrote it: never follows its links
+                safepath.remove(self._socket_dir)
             self._socket_dir = None
 
     def _pin_socket(self, path: pathlib.Path, alive: Any) -> pathlib.Path:
@@ -667,7 +667,8 @@ class LaunchedBot(Connection):
 
     def _remove_home(self) -> None:
         if self._home is not None:
-            shutil.rmtree(self._home, ignore_errors=True)
+            with contextlib.suppress(OSError):  # the bot wrote it: never follows its links
+                safepath.remove(self._home)
             self._home = None
 
 
