@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import os
 import pathlib
-import shutil
 import subprocess
 
 import pytest
 import yaml
 
-from tests.helpers import tools_dir
+from tests.helpers import require_tools, tools_dir
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 KIT = ROOT / "sample_bots" / "go"
@@ -55,11 +54,12 @@ def test_the_generated_code_is_committed_and_the_build_only_compiles() -> None:
 @pytest.mark.toolchain
 @pytest.mark.timeout(1800)  # a cold `go install` of buf fetches and compiles it
 def test_the_committed_go_code_is_what_the_proto_generates(tmp_path: pathlib.Path) -> None:
-    if shutil.which("go") is None:
-        pytest.skip(
-            "Go generated-code check skipped: go not found; install Go 1.26+ "
-            "(regen.sh installs buf and the protoc plugins with it; protoc is not needed)"
-        )
+    require_tools(
+        "go",
+        purpose="Go generated-code check",
+        install="Go 1.26+ (regen.sh installs buf and the protoc plugins with it; "
+        "protoc is not needed)",
+    )
     tools = tools_dir() / "go-kit"
     tools.mkdir(parents=True, exist_ok=True)
     run = subprocess.run(

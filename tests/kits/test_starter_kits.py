@@ -19,14 +19,10 @@ import pytest
 from referee.bots import BotPool, parse_bot
 from referee.match import GameSpec, play_game
 from referee.policy import FaultPolicy, TimeControl
-from tests.helpers import bot_processes_alive
+from tests.helpers import bot_processes_alive, missing_tools
 from tests.kits.conftest import Build
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-
-def _missing(*tools: str) -> list[str]:
-    return [t for t in tools if shutil.which(t) is None]
 
 
 def _pkg_config(module: str) -> bool:
@@ -40,21 +36,21 @@ def _requirements(kit: str) -> str | None:
     if kit == "python":
         return None  # it runs on the referee's own Python
     if kit == "go":
-        missing = _missing("go")  # the protocol code is committed: no protoc
+        missing = missing_tools("go")  # the protocol code is committed: no protoc
         hint = "Go 1.26+"
     elif kit == "rust":
-        missing = _missing("cargo")
+        missing = missing_tools("cargo")
         hint = "Rust (rustup or Debian's cargo)"
     elif kit == "java":
-        missing = _missing("java", "mvn")
+        missing = missing_tools("java", "mvn")
         hint = "a JDK 17+ and Maven"
     elif kit == "cpp":
-        missing = _missing("cmake", "g++", "protoc", "grpc_cpp_plugin")
+        missing = missing_tools("cmake", "g++", "protoc", "grpc_cpp_plugin")
         if not missing and not _pkg_config("grpc++"):
             missing = ["grpc++ (pkg-config)"]
         hint = "cmake, g++ and Debian's libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc pkg-config"
     elif kit == "node":
-        missing = _missing("node", "npm")
+        missing = missing_tools("node", "npm")
         hint = "Node.js 20+ with npm"
     else:
         raise ValueError(kit)
