@@ -303,7 +303,7 @@ def prepared_settings(
         notes: list[str] = []
         yield user_settings(allowed, scratch, home=home, notes=notes), notes
     finally:
-        safepath.remove(scratch)
+        safepath.remove(scratch, ignore_errors=True)
 
 
 def check_kinds(kinds: Collection[str]) -> list[str]:

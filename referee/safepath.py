@@ -94,11 +94,11 @@ def _lstat(name: str, parent: int) -> os.stat_result | None:
         return None
 
 
-def _remove_entry(name: str, parent: int, mode: int) -> None:
+def _remove_entry(name: str, parent: int, mode: int, *, ignore_errors: bool = False) -> None:
     """Remove ``name`` in the folder ``parent``: a folder with all it holds, else the entry."""
     if stat.S_ISDIR(mode):
         # rmtree with dir_fd works through descriptors and never follows a link (Linux).
-        shutil.rmtree(name, dir_fd=parent)
+        shutil.rmtree(name, dir_fd=parent, ignore_errors=ignore_errors)
     else:
         os.unlink(name, dir_fd=parent)
 
@@ -208,12 +208,18 @@ def ensure_file(
     return notes
 
 
-def remove(root: str | os.PathLike[str], relative: str | os.PathLike[str] | None = None) -> bool:
+def remove(
+    root: str | os.PathLike[str],
+    relative: str | os.PathLike[str] | None = None,
+    *,
+    ignore_errors: bool = False,
+) -> bool:
     """Remove ``root/relative`` (a file, a link, or a folder with all it holds) without following links.
 
     With no ``relative``, ``root`` itself (refused if it is a link). False if
     there was nothing to remove; a link on the way to it is an
-    :class:`UnsafePathError`.
+    :class:`UnsafePathError`. With ``ignore_errors``, what cannot be removed
+    inside a folder (an unreadable subfolder) is left and the rest removed.
     """
     if relative is None:
         path = os.path.abspath(os.fspath(root))
@@ -226,7 +232,7 @@ def remove(root: str | os.PathLike[str], relative: str | os.PathLike[str] | None
                 return False
             if stat.S_ISLNK(info.st_mode):
                 raise UnsafePathError(f"{path}: a symbolic link, not a folder")
-            _remove_entry(name, parent, info.st_mode)
+            _remove_entry(name, parent, info.st_mode, ignore_errors=ignore_errors)
             return True
     names = parts(relative)
     try:
@@ -234,7 +240,7 @@ def remove(root: str | os.PathLike[str], relative: str | os.PathLike[str] | None
             info = _lstat(names[-1], parent)
             if info is None:
                 return False
-            _remove_entry(names[-1], parent, info.st_mode)
+            _remove_entry(names[-1], parent, info.st_mode, ignore_errors=ignore_errors)
             return True
     except FileNotFoundError:
         return False

@@ -343,7 +343,7 @@ class LaunchedBot(Connection):
     def _remove_socket_dir(self) -> None:
         if self._socket_dir is not None:
             with contextlib.suppress(OSError):  # the bot wrote it: never follows its links
-                safepath.remove(self._socket_dir)
+                safepath.remove(self._socket_dir, ignore_errors=True)
             self._socket_dir = None
 
     def _pin_socket(self, path: pathlib.Path, alive: Any) -> pathlib.Path:
@@ -668,7 +668,7 @@ class LaunchedBot(Connection):
     def _remove_home(self) -> None:
         if self._home is not None:
             with contextlib.suppress(OSError):  # the bot wrote it: never follows its links
-                safepath.remove(self._home)
+                safepath.remove(self._home, ignore_errors=True)
             self._home = None
 
 

@@ -180,7 +180,7 @@ def _node_copy(here: pathlib.Path, root: pathlib.Path) -> pathlib.Path:
         if not marker.exists():
             # (The builds write this copy: removed without following any link they made.)
             with contextlib.suppress(OSError):
-                safepath.remove(target)
+                safepath.remove(target, ignore_errors=True)
             shutil.copytree(here, target, symlinks=True)
             marker.write_text("copied\n")
     return target
@@ -625,7 +625,7 @@ class RayExecutor(GameExecutor):
             self._started_ray = False
         if self._stage is not None:
             with contextlib.suppress(OSError):
-                safepath.remove(self._stage)
+                safepath.remove(self._stage, ignore_errors=True)
             self._stage = None
 
 
