@@ -112,13 +112,16 @@ def cpu_mode(limits: Mapping[str, Any], *, shared: bool = False) -> tuple[CpuMod
     """The CPU mode of bots with ``limits`` on this machine, and why, if it is not freezing.
 
     ``shared``: one bot process serves several games at once (``bot_processes:
-    shared`` with a concurrency above 1), so that it is always being asked by
-    one game while another's opponents think: freezing cannot isolate it.
+    shared`` or ``per_table`` with a concurrency above 1), so that it may be
+    asked by one game while another's opponents think: freezing cannot isolate it.
     """
     if limits.get("ponder"):
         return CpuMode.PONDER, ""
     if shared:
-        return CpuMode.QUOTA, "one bot process serves several games at once (bot_processes: shared)"
+        return CpuMode.QUOTA, (
+            "one bot process serves several games at once "
+            "(bot_processes: shared or per_table, with a concurrency above 1)"
+        )
     missing = supervisor.freezer_support()
     if missing:
         return CpuMode.QUOTA, f"no cgroup freezer here ({missing})"

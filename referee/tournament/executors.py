@@ -75,8 +75,8 @@ class WorkerSettings:
     registries: tuple[str, ...] = buildnet.DEFAULT_REGISTRIES
     #: How a Ray node builds: limits, credentials, builds at once (``build``, a BuildConfig).
     build: Any = None
-    #: One bot process serves several games at once (``bot_processes: shared``, concurrency
-    #: above 1): its bots cannot be frozen between calls and get a CPU quota instead.
+    #: One bot process may serve several games at once (``bot_processes: shared`` or
+    #: ``per_table``, concurrency above 1): bots get a CPU quota instead of being frozen.
     shared: bool = False
 
     def pool(self, log_dir: pathlib.Path) -> BotPool:

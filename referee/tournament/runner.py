@@ -402,8 +402,9 @@ class Tournament:
         )
 
     def _shared_processes(self) -> bool:
-        """True when one bot process serves several games at once (it cannot be frozen)."""
-        return self.config.bot_processes == "shared" and self.concurrency > 1
+        """True when one bot process may serve several games at once (it cannot be frozen):
+        threads share it (``shared``; ``per_table``, whose games of one table may overlap)."""
+        return self.config.bot_processes in ("shared", "per_table") and self.concurrency > 1
 
     def _make_executor(
         self, todo: Sequence[ScheduledGame], broken: Mapping[str, str]
