@@ -175,6 +175,7 @@ def test_a_build_sees_the_npm_token_only_when_the_config_allows_it(
     assert home_copy.read_text() == ""
 
 
+@pytest.mark.slow
 def test_check_bot_lets_a_build_see_credentials_only_when_asked(
     tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
