@@ -6,7 +6,7 @@
 Every run is one sequential test, ``referee.sprt.SequentialTest`` itself (the
 class the gauntlet runs), fed simulated set differences until it decides or
 reaches ``--max-sets``. For each set distribution, games per set (1 or 4),
-true mean (delta0, midway, delta1) and model (``empirical``, the default
+true mean (delta0, midway, delta1) and model (``robust``, the default
 test, and ``normal``, the test of earlier versions, in the same run), it
 prints the share of H1 decisions (the false positives at delta0, the power
 at delta1), the mean sets to the end of the test, and the wall time.
@@ -154,7 +154,7 @@ def main() -> None:
     parser.add_argument("--max-sets", type=int, default=2000, help="the truncation")
     parser.add_argument("--distributions", default=",".join(DISTRIBUTIONS))
     parser.add_argument("--games", default="1,4", help="games per set")
-    parser.add_argument("--models", default="empirical,normal")
+    parser.add_argument("--models", default="robust,normal")
     parser.add_argument("--means", default="delta0,midway,delta1")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The gauntlet's SPRT on real Hearts sets: error rates and sets to a decision.
 
-    python bench/sprt_games.py [--runs 200] [--p 0.1] [--jobs 2] [--model empirical]
+    python bench/sprt_games.py [--runs 200] [--p 0.1] [--jobs 2] [--model robust]
 
 (bench/sprt.py is the harness of record: synthetic set distributions, 4,000
 runs each, both models. This one draws the sets from real games.)
@@ -239,7 +239,7 @@ def main() -> None:
     parser.add_argument("--beta", type=float, default=0.05)
     parser.add_argument("--delta1", type=float, default=None, help="default: calibrated")
     parser.add_argument("--min-sets", type=int, default=SprtSettings().min_sets)
-    parser.add_argument("--model", choices=["empirical", "normal"], default="empirical")
+    parser.add_argument("--model", choices=["robust", "normal"], default="robust")
     parser.add_argument("--max-sets", type=int, default=1000)
     parser.add_argument("--pool-sets", type=int, default=500, help="real sets per side (pool)")
     parser.add_argument("--jobs", type=int, default=2)

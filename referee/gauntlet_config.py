@@ -7,7 +7,7 @@
       opponents: [h1, h2, r1]      # default: every other bot
       metric: points               # points (per hand) or placement
       test: sprt                   # or fixed: every deal set, a CI and LOS
-      sprt: {delta0: 0, delta1: 0.5, alpha: 0.05, beta: 0.05, min_sets: 16}
+      sprt: {delta0: 0, delta1: 0.5, alpha: 0.05, beta: 0.05, min_sets: 16, model: robust}
 
 Errors name the file and key path, like every config error
 (:class:`referee.config.ConfigError`). docs/sprt.md describes the test.
@@ -20,7 +20,7 @@ import difflib
 from collections.abc import Sequence
 from typing import Any
 
-from referee.sprt import SprtSettings
+from referee.sprt import MODELS, SprtSettings
 
 __all__ = ["FORMATS", "GAUNTLET_DEAL_SETS", "METRICS", "TESTS", "GauntletConfig", "parse_gauntlet"]
 
@@ -30,7 +30,7 @@ TESTS = ("sprt", "fixed")
 #: A gauntlet's default ``schedule.deal_sets``: the most duplicate sets per opponent group.
 GAUNTLET_DEAL_SETS = 200
 _KEYS = ("candidate", "baseline", "opponents", "metric", "test", "sprt")
-_SPRT_KEYS = ("delta0", "delta1", "alpha", "beta", "min_sets")
+_SPRT_KEYS = ("delta0", "delta1", "alpha", "beta", "min_sets", "model")
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -160,6 +160,15 @@ def _sprt(parent: Any) -> SprtSettings:
         if section.data.get(key) is None:
             continue
         value = section.data[key]
+        if key == "model":
+            if value not in MODELS:
+                close = difflib.get_close_matches(str(value), MODELS, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise section.error(
+                    section.path(key), f"expected one of {', '.join(MODELS)}, got {value!r}{hint}"
+                )
+            values[key] = value
+            continue
         if key == "min_sets":
             ok = isinstance(value, int) and not isinstance(value, bool) and 4 <= value <= 1_000_000
             expected = "an integer 4 to 1000000"

@@ -24,6 +24,7 @@ import collections
 import dataclasses
 import itertools
 import json
+import math
 import random
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -32,10 +33,11 @@ from referee.gauntlet_config import GauntletConfig
 from referee.seal import game_seed
 from referee.sprt import (
     FixedSummary,
+    SequentialTest,
     SprtSettings,
     SprtStatus,
     fixed_summary,
-    sprt_status,
+    paired_counts,
 )
 from referee.tournament.folder import TournamentError, journal_entry, read_journal, write_atomic
 from referee.tournament.progress import Progress
@@ -152,7 +154,7 @@ def gauntlet_from_dict(data: Mapping[str, Any]) -> GauntletConfig:
         opponents=tuple(data["opponents"]),
         metric=data.get("metric", "points"),
         test=data.get("test", "sprt"),
-        sprt=SprtSettings(**data.get("sprt", {})),
+        sprt=SprtSettings.from_dict(data.get("sprt", {})),
     )
 
 
@@ -214,6 +216,10 @@ class GauntletTracker:
             b: {"points": [], "placement": []} for b in gauntlet.baselines
         }
         self.stops: dict[str, SprtStatus] = {}
+        #: Each baseline's sequential test, fed its sets in journal order.
+        self.tests: dict[str, SequentialTest] = {
+            b: SequentialTest(gauntlet.sprt) for b in gauntlet.baselines
+        }
         #: Faults charged to each subject in its games, by kind (a bot that times out or
         #: did not start plays fallback moves: its games do not measure it).
         self.faults: dict[str, collections.Counter[str]] = {
@@ -255,12 +261,13 @@ class GauntletTracker:
         return decided
 
     def _step(self, baseline: str) -> bool:
-        if self.gauntlet.test != "sprt" or baseline in self.stops:
+        if self.gauntlet.test != "sprt":
             return False
-        status = sprt_status(self.samples[baseline][self.metric], self.gauntlet.sprt)
-        if status.decision == "none":
+        test = self.tests[baseline]
+        test.add(self.samples[baseline][self.metric][-1])
+        if baseline in self.stops or test.stop is None:
             return False
-        self.stops[baseline] = status
+        self.stops[baseline] = test.stop
         return True
 
     @property
@@ -270,21 +277,44 @@ class GauntletTracker:
 
     def status(self, baseline: str) -> SprtStatus:
         """The test over every sample so far (the final figures)."""
-        return sprt_status(self.samples[baseline][self.metric], self.gauntlet.sprt)
+        return self.tests[baseline].status()
+
+    def expected_sets_left(self) -> float | None:
+        """The sets still expected before every test has decided (None: fixed, or unknown)."""
+        if self.gauntlet.test != "sprt":
+            return None
+        undecided = [b for b in self.gauntlet.baselines if b not in self.stops]
+        left = [self.status(b).expected_sets_left for b in undecided]
+        if any(x is None for x in left):
+            return None
+        return max(left, default=0.0)
 
     def line(self) -> str:
-        """For the progress line: per baseline, sets and LLR with its bounds, or the CI."""
+        """For the progress line: the candidate against each baseline.
+
+        Sets won/drawn/lost by the candidate, its mean difference with the
+        95% interval, and the LLR with its bounds (and the decision, or when
+        one may come), or the interval alone in fixed mode.
+        """
+        unit = "pts/hand" if self.metric == "points" else "places"
         parts = []
         for baseline in self.gauntlet.baselines:
             xs = self.samples[baseline][self.metric]
+            won, drawn, lost = paired_counts(xs)
+            f = fixed_summary(xs)
+            text = (
+                f"{self.gauntlet.candidate} vs {baseline}: {len(xs)} sets W{won} D{drawn} L{lost}"
+            )
+            if f.mean is not None:
+                text += f", {f.mean:+.2f} {unit}"
+                if f.ci95:
+                    text += f" [{f.ci95[0]:+.2f}, {f.ci95[1]:+.2f}]"
             if self.gauntlet.test == "sprt":
-                stop = self.stops.get(baseline)
-                now = stop or self.status(baseline)
-                parts.append(f"vs {baseline}: {len(xs)} sets, {now.line()}")
-            else:
-                f = fixed_summary(xs)
-                ci = f"[{f.ci95[0]:+.2f}, {f.ci95[1]:+.2f}]" if f.ci95 else "[?]"
-                parts.append(f"vs {baseline}: {len(xs)} sets, {ci}")
+                now = self.stops.get(baseline) or self.status(baseline)
+                text += f", {now.line()}"
+                if now.decision == "none" and now.expected_sets_left is not None:
+                    text += f", ~{math.ceil(now.expected_sets_left)} sets to go"
+            parts.append(text)
         return "; ".join(parts)
 
 
@@ -357,6 +387,8 @@ def make_report(
         samples = tracker.samples[baseline]
         final = {m: fixed_summary(samples[m]) for m in ("points", "placement")}
         row: dict[str, Any] = {"baseline": baseline, "sets": len(samples[g.metric])}
+        won, drawn, lost = paired_counts(samples[g.metric])
+        row["paired_sets"] = {"won": won, "drawn": drawn, "lost": lost}
         if g.test == "sprt":
             stop = tracker.stops.get(baseline)
             row["decision"] = stop.decision if stop else "none"
@@ -393,6 +425,41 @@ def _llr(value: float) -> str:
     return f"{value:.3f}" if abs(value) < 1e4 else f"{value:.3g}"
 
 
+def _bounds(status: Mapping[str, Any]) -> str:
+    """``bounds (-2.901, 2.874)``, with Wald's when the overshoot correction moved them."""
+    text = f"bounds ({status['lower']:.3f}, {status['upper']:.3f})"
+    wald = status.get("wald")
+    if wald and (wald[0], wald[1]) != (status["lower"], status["upper"]):
+        text += f"; Wald's ({wald[0]:.3f}, {wald[1]:.3f}) moved in by the overshoot correction"
+    return text
+
+
+def _sprt_lines(r: Mapping[str, Any], sets_scheduled: int) -> list[str]:
+    """What a fishtest user looks for: the decision, the LLR against its bounds, what is left."""
+    stop, final = r["stop"], r["final_llr"]
+    if stop:
+        crossed = ">=" if stop["decision"] == "H1" else "<="
+        bound = stop["upper"] if stop["decision"] == "H1" else stop["lower"]
+        return [
+            f"  {stop['decision']} accepted after {stop['sets']} sets: "
+            f"LLR {_llr(stop['llr'])} {crossed} {bound:.3f} ({_bounds(stop)})"
+        ]
+    lines = [
+        f"  no decision after {final['sets']} sets: LLR {_llr(final['llr'])} ({_bounds(final)})"
+    ]
+    if final["sets"] < final.get("min_sets", 0):
+        lines.append(f"  no decision before {final['min_sets']} sets (min_sets)")
+    left = final.get("expected_sets_left")
+    if left is not None:
+        room = max(0, sets_scheduled - final["sets"])
+        capped = "" if left <= room else f", more than the {room} left before deal_sets"
+        lines.append(
+            f"  expected sets to a decision: about {math.ceil(left)} more (the test's average "
+            f"sample number at the estimate so far{capped})"
+        )
+    return lines
+
+
 def _fmt_summary(s: Mapping[str, Any], unit: str) -> str:
     if s["mean"] is None:
         return "no sets"
@@ -417,31 +484,33 @@ def render_report(report: Mapping[str, Any], fmt: str = "text") -> str:
     ]
     sprt = report.get("sprt")
     if sprt:
-        lower = next((r["stop"] or r["final_llr"] for r in report["results"]), None)
-        bounds = f" bounds ({lower['lower']:.3f}, {lower['upper']:.3f})" if lower else ""
+        model = sprt.get("model", "normal")
         lines.append(
-            f"SPRT: H0 delta0={sprt['delta0']:g}, H1 delta1={sprt['delta1']:g}, "
-            f"alpha={sprt['alpha']:g}, beta={sprt['beta']:g};{bounds}"
+            f"SPRT ({model} model): H0 delta0={sprt['delta0']:g}, H1 delta1={sprt['delta1']:g}, "
+            f"alpha={sprt['alpha']:g}, beta={sprt['beta']:g}, min_sets {sprt['min_sets']}"
         )
     else:
         lines.append("fixed length: 95% intervals (Student's t over the sets), LOS")
     for r in report["results"]:
-        lines.append(f"vs {r['baseline']}:")
+        lines.append(f"{report['candidate']} vs {r['baseline']}:")
         if sprt:
-            stop = r["stop"]
-            if stop:
-                lines.append(
-                    f"  {stop['decision']} accepted after {stop['sets']} sets "
-                    f"(LLR {_llr(stop['llr'])})"
-                )
-            else:
-                final = r["final_llr"]
-                lines.append(f"  no decision after {final['sets']} sets (LLR {_llr(final['llr'])})")
+            lines += _sprt_lines(r, report["sets_scheduled"])
+        counts = r.get("paired_sets")
+        if counts:
+            lines.append(
+                f"  paired sets: the candidate won {counts['won']}, drew {counts['drawn']}, "
+                f"lost {counts['lost']}"
+            )
         lines.append(f"  final, {r['sets']} sets:")
         if sprt:
             lines.append(f"    LLR {_llr(r['final_llr']['llr'])}")
         lines.append(f"    points per hand: {_fmt_summary(r['points_per_hand'], 'pts/hand')}")
         lines.append(f"    placement:       {_fmt_summary(r['placement'], 'places')}")
+        if sprt and r["stop"]:
+            lines.append(
+                "    (95% t intervals over the sets; after an early stop the estimate leans "
+                "towards the decision)"
+            )
     faulty = {name: kinds for name, kinds in report.get("faults", {}).items() if kinds}
     for name, kinds in faulty.items():
         shown = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
@@ -459,11 +528,16 @@ def render_report(report: Mapping[str, Any], fmt: str = "text") -> str:
 
 
 class GauntletProgress(Progress):
-    """The tournament's progress line, with each baseline's LLR and its bounds."""
+    """The tournament's progress line, with the candidate against each baseline.
+
+    Not the bots' points per hand: the test's line (:meth:`GauntletTracker.line`),
+    and an ETA for the games the tests are still expected to need.
+    """
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.sprt = ""
+        self.show_leaders = False
 
     def line(self) -> str:
         text = super().line()
@@ -530,6 +604,9 @@ class GauntletTournament(Tournament):
     def _show(self) -> None:
         if isinstance(self.progress, GauntletProgress):
             self.progress.sprt = self.tracker.line()
+            sets = self.tracker.expected_sets_left()
+            per_set = self.tracker.games_per_set * (1 + len(self.gauntlet.baselines))
+            self.progress.expected_left = None if sets is None else math.ceil(sets) * per_set
 
     def _finish(self, game: ScheduledGame, future: Any) -> bool:
         ok = super()._finish(game, future)
@@ -561,8 +638,8 @@ class GauntletTournament(Tournament):
     def _describe(self, schedule: Schedule, left: int, seed: int) -> None:
         g, s = self.gauntlet, self.config.schedule
         test = (
-            f"SPRT delta0={g.sprt.delta0:g} delta1={g.sprt.delta1:g} alpha={g.sprt.alpha:g} "
-            f"beta={g.sprt.beta:g}"
+            f"SPRT ({g.sprt.model}) delta0={g.sprt.delta0:g} delta1={g.sprt.delta1:g} "
+            f"alpha={g.sprt.alpha:g} beta={g.sprt.beta:g} min_sets={g.sprt.min_sets}"
             if g.test == "sprt"
             else "fixed length"
         )

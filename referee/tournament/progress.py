@@ -47,6 +47,11 @@ class Progress:
         self.where = ""
         #: What ``errors`` counts, as the line says it.
         self.errors_label = "referee errors"
+        #: Show the bots with the fewest points per hand (a gauntlet shows its test instead).
+        self.show_leaders = True
+        #: Games still expected, when fewer than the schedule's (a sequential test's
+        #: expectation); the ETA is theirs and says so.
+        self.expected_left: int | None = None
         self._points: collections.defaultdict[str, PointsPerHand] = collections.defaultdict(
             PointsPerHand
         )
@@ -93,9 +98,18 @@ class Progress:
     def line(self) -> str:
         rate = self.rate
         left = self.total - self.done
+        expected = self.expected_left is not None and self.expected_left < left
+        if expected:
+            left = self.expected_left or 0
         eta = _duration(left / rate * 60) if rate else "?"
+        if expected:
+            eta = f"~{eta} (expected)"
         percent = self.done / self.total * 100 if self.total else 100.0
-        leaders = ", ".join(f"{bot} {points:.2f}" for bot, points in self.leaders())
+        leaders = (
+            ", ".join(f"{bot} {points:.2f}" for bot, points in self.leaders())
+            if self.show_leaders
+            else ""
+        )
         text = (
             f"games {self.done}/{self.total} ({percent:.0f}%) | {rate:.1f}/min | ETA {eta} | "
             f"faults {self.faults}"

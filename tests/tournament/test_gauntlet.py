@@ -129,7 +129,7 @@ def test_tracker_paired_differences_and_sticky_stop() -> None:
         candidate="new",
         baselines=("old",),
         opponents=("a", "b", "c"),
-        sprt=SprtSettings(delta0=0.0, delta1=1.0, min_sets=4),
+        sprt=SprtSettings(delta0=0.0, delta1=1.0, min_sets=4, model="normal"),
     )
     s = make_gauntlet_schedule(g, deal_sets=6, duplicate=False, seed=1, key=bytes(32))
     entries = []
@@ -180,7 +180,7 @@ def _write(
         gauntlet:
           candidate: cand
           baseline: base
-          sprt: {{delta0: 0, delta1: 1.5}}
+          sprt: {{delta0: 0, delta1: 3}}
         """,
     )
 
