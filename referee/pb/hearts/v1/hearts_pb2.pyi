@@ -239,10 +239,12 @@ class PassCardsRequest(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., decision_id: _Optional[str] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ..., hand_number: _Optional[int] = ..., pass_direction: _Optional[_Union[PassDirection, str]] = ..., pass_to: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., scores: _Optional[_Iterable[int]] = ..., count: _Optional[int] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ...) -> None: ...
 
 class PassCardsResponse(_message.Message):
-    __slots__ = ("cards",)
+    __slots__ = ("cards", "note")
     CARDS_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
     cards: _containers.RepeatedCompositeFieldContainer[Card]
-    def __init__(self, cards: _Optional[_Iterable[_Union[Card, _Mapping]]] = ...) -> None: ...
+    note: str
+    def __init__(self, cards: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., note: _Optional[str] = ...) -> None: ...
 
 class PlayCardRequest(_message.Message):
     __slots__ = ("game_id", "seat", "decision_id", "clock", "hand_number", "trick_number", "hand", "passed", "received", "pass_to", "pass_direction", "tricks", "current_trick", "points_taken", "scores", "hearts_broken", "legal_moves", "rules")
@@ -285,10 +287,12 @@ class PlayCardRequest(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., decision_id: _Optional[str] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ..., hand_number: _Optional[int] = ..., trick_number: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., passed: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., received: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., pass_to: _Optional[int] = ..., pass_direction: _Optional[_Union[PassDirection, str]] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., current_trick: _Optional[_Union[Trick, _Mapping]] = ..., points_taken: _Optional[_Iterable[int]] = ..., scores: _Optional[_Iterable[int]] = ..., hearts_broken: _Optional[bool] = ..., legal_moves: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ...) -> None: ...
 
 class PlayCardResponse(_message.Message):
-    __slots__ = ("card",)
+    __slots__ = ("card", "note")
     CARD_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
     card: Card
-    def __init__(self, card: _Optional[_Union[Card, _Mapping]] = ...) -> None: ...
+    note: str
+    def __init__(self, card: _Optional[_Union[Card, _Mapping]] = ..., note: _Optional[str] = ...) -> None: ...
 
 class ChooseMoonScoringRequest(_message.Message):
     __slots__ = ("game_id", "seat", "decision_id", "clock", "hand_number", "scores", "rules")
@@ -309,10 +313,12 @@ class ChooseMoonScoringRequest(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., seat: _Optional[int] = ..., decision_id: _Optional[str] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ..., hand_number: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ...) -> None: ...
 
 class ChooseMoonScoringResponse(_message.Message):
-    __slots__ = ("choice",)
+    __slots__ = ("choice", "note")
     CHOICE_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
     choice: MoonScoring
-    def __init__(self, choice: _Optional[_Union[MoonScoring, str]] = ...) -> None: ...
+    note: str
+    def __init__(self, choice: _Optional[_Union[MoonScoring, str]] = ..., note: _Optional[str] = ...) -> None: ...
 
 class EndHandRequest(_message.Message):
     __slots__ = ("game_id", "seat", "hand_number", "hand_scores", "moon_shooter", "scores", "tricks")

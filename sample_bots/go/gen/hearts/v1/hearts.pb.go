@@ -1317,7 +1317,12 @@ func (x *PassCardsRequest) GetRules() *Rules {
 type PassCardsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Exactly `count` distinct cards from `hand`.
-	Cards         []*Card `protobuf:"bytes,1,rep,name=cards,proto3" json:"cards,omitempty"`
+	Cards []*Card `protobuf:"bytes,1,rep,name=cards,proto3" json:"cards,omitempty"`
+	// Optional: a short note on why (for you, not the referee), shown beside
+	// this decision in replays (`referee replay`, the web replay) for this seat
+	// only. At most 200 characters are kept (longer notes are cut), control
+	// characters are escaped; a note never changes the game.
+	Note          string `protobuf:"bytes,2,opt,name=note,proto3" json:"note,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1357,6 +1362,13 @@ func (x *PassCardsResponse) GetCards() []*Card {
 		return x.Cards
 	}
 	return nil
+}
+
+func (x *PassCardsResponse) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
 }
 
 type PlayCardRequest struct {
@@ -1558,7 +1570,12 @@ func (x *PlayCardRequest) GetRules() *Rules {
 type PlayCardResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// One card from legal_moves.
-	Card          *Card `protobuf:"bytes,1,opt,name=card,proto3" json:"card,omitempty"`
+	Card *Card `protobuf:"bytes,1,opt,name=card,proto3" json:"card,omitempty"`
+	// Optional: a short note on why (for you, not the referee), shown beside
+	// this decision in replays (`referee replay`, the web replay) for this seat
+	// only. At most 200 characters are kept (longer notes are cut), control
+	// characters are escaped; a note never changes the game.
+	Note          string `protobuf:"bytes,2,opt,name=note,proto3" json:"note,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1598,6 +1615,13 @@ func (x *PlayCardResponse) GetCard() *Card {
 		return x.Card
 	}
 	return nil
+}
+
+func (x *PlayCardResponse) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
 }
 
 type ChooseMoonScoringRequest struct {
@@ -1698,7 +1722,12 @@ func (x *ChooseMoonScoringRequest) GetRules() *Rules {
 type ChooseMoonScoringResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// MOON_SCORING_ADD_TO_OTHERS or MOON_SCORING_SUBTRACT_FROM_SELF.
-	Choice        MoonScoring `protobuf:"varint,1,opt,name=choice,proto3,enum=hearts.v1.MoonScoring" json:"choice,omitempty"`
+	Choice MoonScoring `protobuf:"varint,1,opt,name=choice,proto3,enum=hearts.v1.MoonScoring" json:"choice,omitempty"`
+	// Optional: a short note on why (for you, not the referee), shown beside
+	// this decision in replays (`referee replay`, the web replay) for this seat
+	// only. At most 200 characters are kept (longer notes are cut), control
+	// characters are escaped; a note never changes the game.
+	Note          string `protobuf:"bytes,2,opt,name=note,proto3" json:"note,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1738,6 +1767,13 @@ func (x *ChooseMoonScoringResponse) GetChoice() MoonScoring {
 		return x.Choice
 	}
 	return MoonScoring_MOON_SCORING_UNSPECIFIED
+}
+
+func (x *ChooseMoonScoringResponse) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
 }
 
 type EndHandRequest struct {
@@ -2063,9 +2099,10 @@ const file_hearts_v1_hearts_proto_rawDesc = "" +
 	"\x06scores\x18\t \x03(\x05R\x06scores\x12\x14\n" +
 	"\x05count\x18\n" +
 	" \x01(\x05R\x05count\x12&\n" +
-	"\x05rules\x18\v \x01(\v2\x10.hearts.v1.RulesR\x05rules\":\n" +
+	"\x05rules\x18\v \x01(\v2\x10.hearts.v1.RulesR\x05rules\"N\n" +
 	"\x11PassCardsResponse\x12%\n" +
-	"\x05cards\x18\x01 \x03(\v2\x0f.hearts.v1.CardR\x05cards\"\xbb\x05\n" +
+	"\x05cards\x18\x01 \x03(\v2\x0f.hearts.v1.CardR\x05cards\x12\x12\n" +
+	"\x04note\x18\x02 \x01(\tR\x04note\"\xbb\x05\n" +
 	"\x0fPlayCardRequest\x12\x17\n" +
 	"\agame_id\x18\x01 \x01(\tR\x06gameId\x12\x12\n" +
 	"\x04seat\x18\x02 \x01(\x05R\x04seat\x12\x1f\n" +
@@ -2088,9 +2125,10 @@ const file_hearts_v1_hearts_proto_rawDesc = "" +
 	"\rhearts_broken\x18\x10 \x01(\bR\fheartsBroken\x120\n" +
 	"\vlegal_moves\x18\x11 \x03(\v2\x0f.hearts.v1.CardR\n" +
 	"legalMoves\x12&\n" +
-	"\x05rules\x18\x12 \x01(\v2\x10.hearts.v1.RulesR\x05rules\"7\n" +
+	"\x05rules\x18\x12 \x01(\v2\x10.hearts.v1.RulesR\x05rules\"K\n" +
 	"\x10PlayCardResponse\x12#\n" +
-	"\x04card\x18\x01 \x01(\v2\x0f.hearts.v1.CardR\x04card\"\xf1\x01\n" +
+	"\x04card\x18\x01 \x01(\v2\x0f.hearts.v1.CardR\x04card\x12\x12\n" +
+	"\x04note\x18\x02 \x01(\tR\x04note\"\xf1\x01\n" +
 	"\x18ChooseMoonScoringRequest\x12\x17\n" +
 	"\agame_id\x18\x01 \x01(\tR\x06gameId\x12\x12\n" +
 	"\x04seat\x18\x02 \x01(\x05R\x04seat\x12\x1f\n" +
@@ -2100,9 +2138,10 @@ const file_hearts_v1_hearts_proto_rawDesc = "" +
 	"\vhand_number\x18\x05 \x01(\x05R\n" +
 	"handNumber\x12\x16\n" +
 	"\x06scores\x18\x06 \x03(\x05R\x06scores\x12&\n" +
-	"\x05rules\x18\a \x01(\v2\x10.hearts.v1.RulesR\x05rules\"K\n" +
+	"\x05rules\x18\a \x01(\v2\x10.hearts.v1.RulesR\x05rules\"_\n" +
 	"\x19ChooseMoonScoringResponse\x12.\n" +
-	"\x06choice\x18\x01 \x01(\x0e2\x16.hearts.v1.MoonScoringR\x06choice\"\xfa\x01\n" +
+	"\x06choice\x18\x01 \x01(\x0e2\x16.hearts.v1.MoonScoringR\x06choice\x12\x12\n" +
+	"\x04note\x18\x02 \x01(\tR\x04note\"\xfa\x01\n" +
 	"\x0eEndHandRequest\x12\x17\n" +
 	"\agame_id\x18\x01 \x01(\tR\x06gameId\x12\x12\n" +
 	"\x04seat\x18\x02 \x01(\x05R\x04seat\x12\x1f\n" +
