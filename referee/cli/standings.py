@@ -42,8 +42,10 @@ def standings(
 
     Recomputed from the journal (journal.jsonl), once its entries and the
     game logs pass their MAC check with the folder's key (a failure is
-    refused, naming the file and line). Says on stderr when the tournament
-    is unfinished, game logs are missing, or there is no key to check with.
+    refused, naming the file and line). A finished tournament whose journal
+    was cut short at its end is refused too, key or not (its standings would
+    leave games out). Says on stderr when the tournament is unfinished, game
+    logs are missing, or there is no key to check with.
     """
     try:
         key = seal.open_key(out_dir, key_file)

@@ -174,6 +174,8 @@ def test_a_cut_is_caught_without_the_key_too(out: pathlib.Path) -> None:
     checked = cli_run("verify", "--no-key", "-q", out)
     assert checked.exit_code == 1, checked.output
     assert "journal.jsonl: cut short: tournament.json records" in checked.output
+    shown = cli_run("standings", out)
+    assert shown.exit_code == 1 and "journal.jsonl: cut short: tournament.json" in shown.output
 
 
 def test_resuming_a_finished_tournament_closes_it_again(out: pathlib.Path) -> None:
