@@ -20,6 +20,8 @@ from referee.tournament.gauntlet import (
     exit_code,
     folder_report,
     make_gauntlet_schedule,
+    make_report,
+    render_report,
     tracker_from_journal,
 )
 from tests.tournament.conftest import write_config
@@ -71,6 +73,10 @@ def test_config_defaults(tmp_path: pathlib.Path) -> None:
             "must be above delta0",
         ),
         ("gauntlet: {candidate: new, baseline: old, metric: elo}", "gauntlet.metric: expected"),
+        (
+            "gauntlet: {candidate: new, baseline: old, sprt: {model: robst}}",
+            "gauntlet.sprt.model: expected one of robust, normal, got 'robst'; did you mean 'robust'?",
+        ),
         ("format: gauntlet", "gauntlet: missing"),
         ("format: tournament\ngauntlet: {candidate: new, baseline: old}", "needs format: gauntlet"),
         (
@@ -288,3 +294,77 @@ def test_progress_line_shows_the_llr() -> None:
     progress = GauntletProgress(stream=io.StringIO(), tty=False)
     progress.sprt = "vs old: 3 sets, LLR 0.12 (-2.94, 2.94)"
     assert progress.line().endswith("| vs old: 3 sets, LLR 0.12 (-2.94, 2.94)")
+
+
+def _paired_entries(g: GauntletConfig, sets: int, gaps: list[float]) -> list[dict[str, object]]:
+    """Journal entries of ``sets`` one-game sets: the baseline takes ``gaps[d]`` more a hand."""
+    s = make_gauntlet_schedule(g, deal_sets=sets, duplicate=False, seed=1, key=bytes(32))
+    entries = []
+    for game in s.games:
+        seat = game.bots.index(game.meta()["subject"])
+        gap = gaps[(game.deal_set - 1) % len(gaps)]
+        mine = 5 if game.meta()["role"] == "candidate" else 5 + gap
+        hands = [[mine if i == seat else 7 for i in range(4)] for _ in range(2)]
+        entries.append(_entry(game, hands, [1 if i == seat else 2 for i in range(4)]))
+    return entries
+
+
+def test_tracker_line_and_report_show_candidate_against_baseline() -> None:
+    """W/D/L of the paired sets, the estimate and its interval, the LLR, what is left."""
+    g = GauntletConfig(
+        candidate="new",
+        baselines=("old",),
+        opponents=("a", "b", "c"),
+        sprt=SprtSettings(delta0=0.0, delta1=1.0, min_sets=16),
+    )
+    early = tracker_from_journal(_paired_entries(g, 6, [1, 0, -1, 2, 1, 3]), g, per_set=1)
+    line = early.line()
+    assert line.startswith("new vs old: 6 sets W4 D1 L1, +1.00 pts/hand [")
+    assert "no decision before 16 sets" in line and "sets to go" in line
+    assert early.expected_sets_left() is not None and early.expected_sets_left() >= 10
+    report = make_report(early, name="t", games_played=12, games_scheduled=400, sets_scheduled=200)
+    row = report["results"][0]
+    assert row["paired_sets"] == {"won": 4, "drawn": 1, "lost": 1}
+    assert row["final_llr"]["min_sets"] == 16 and row["final_llr"]["expected_sets_left"] >= 10
+    text = render_report(report)
+    assert "new vs old:\n  no decision after 6 sets: LLR" in text
+    assert "  no decision before 16 sets (min_sets)" in text
+    assert "  expected sets to a decision: about" in text
+    assert "paired sets: the candidate won 4, drew 1, lost 1" in text
+    assert "SPRT (robust model)" in text
+    done = tracker_from_journal(_paired_entries(g, 30, [1, 0, 2, 1, 3, 2]), g, per_set=1)
+    stop = done.stops["old"]
+    assert stop.decision == "H1" and stop.upper <= stop.wald_upper
+    decided = render_report(
+        make_report(done, name="t", games_played=60, games_scheduled=400, sets_scheduled=200)
+    )
+    assert f"H1 accepted after {stop.sets} sets: LLR" in decided
+    assert "moved in by the overshoot correction" in decided or stop.upper == stop.wald_upper
+    assert "H1 accepted" in done.line() and "sets to go" not in done.line()
+
+
+def test_gauntlet_progress_line_has_no_leaders_and_an_expected_eta() -> None:
+    import io
+
+    progress = GauntletProgress(stream=io.StringIO(), tty=False)
+    progress.start(400)
+    progress.add(
+        {"bots": ["new", "a", "b", "c"], "hand_scores": [[1, 2, 3, 20]], "faults": [{}] * 4}
+    )
+    progress.expected_left = 40
+    progress.sprt = "new vs old: 1 sets W1 D0 L0"
+    line = progress.line()
+    assert "pts/hand:" not in line and "(expected)" in line
+    assert line.endswith("| new vs old: 1 sets W1 D0 L0")
+
+
+def test_a_folder_from_before_the_robust_test_keeps_the_normal_test() -> None:
+    from referee.tournament.gauntlet import gauntlet_from_dict
+
+    old = {"candidate": "c", "baselines": ["b"], "opponents": ["x", "y", "z"]}
+    old["sprt"] = {"delta0": 0.0, "delta1": 0.5, "alpha": 0.05, "beta": 0.05, "min_sets": 16}
+    assert gauntlet_from_dict(old).sprt.model == "normal"
+    new = gauntlet_from_dict({**old, "sprt": {**old["sprt"], "model": "robust"}})
+    assert new.sprt.model == "robust"
+    assert new.to_dict()["sprt"]["model"] == "robust"
+    assert "model" not in gauntlet_from_dict(old).to_dict()["sprt"]  # its digest is unchanged
