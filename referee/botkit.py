@@ -27,6 +27,15 @@ is called from several threads at once (one process may play several seats
 and games), so keep per-game state keyed by ``(request.game_id,
 request.seat)``, or none at all.
 
+A decision may carry a note, a line of your own shown beside it in the
+replays (``referee replay``, the web replay) for your seat: return
+``noted(answer, "why")`` instead of the answer (at most 200 characters are
+kept)::
+
+        def play_card(self, request):
+            card = request.legal_moves[0]
+            return noted(card, f"lowest of {len(request.legal_moves)} legal")
+
 Decision requests carry the rules in force (``request.rules``;
 ``request.rules.num_players`` is the table size), so a bot needs no state to
 know the variant; :func:`referee.protocol.view_from_play_request` turns a
@@ -36,6 +45,7 @@ PlayCardRequest into the engine's view, rules included.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import logging
 import signal
@@ -55,7 +65,7 @@ from grpc_reflection.v1alpha import reflection_pb2_grpc as reflection_v1alpha_pb
 from referee.pb.hearts.v1 import hearts_pb2 as pb
 from referee.pb.hearts.v1 import hearts_pb2_grpc as pb_grpc
 
-__all__ = ["Bot", "make_server", "pb", "serve"]
+__all__ = ["Bot", "Noted", "make_server", "noted", "pb", "serve"]
 
 log = logging.getLogger(__name__)
 
@@ -186,6 +196,31 @@ class _HealthServicer(health.HealthServicer):
         )
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Noted:
+    """A decision's answer with a note for the replays (see :func:`noted`)."""
+
+    answer: Any
+    note: str
+
+
+def noted(answer: Any, note: str) -> Noted:
+    """``answer`` (the cards, the card or the moon choice) sent with ``note``.
+
+    The referee logs the note with the decision and shows it in the replays
+    for this seat (hearts.v1 ``note``); it never changes the game. At most 200
+    characters are kept, and control characters are shown as escapes.
+    """
+    return Noted(answer, str(note))
+
+
+def _split(answer: Any) -> tuple[Any, str]:
+    """A method's return value as (answer, note)."""
+    if isinstance(answer, Noted):
+        return answer.answer, answer.note
+    return answer, ""
+
+
 class Bot:
     """A Hearts bot: override the two decisions; the moon question and notifications are optional.
 
@@ -209,7 +244,7 @@ class Bot:
     #: The language it is written in.
     language: str = "Python"
 
-    def pass_cards(self, request: pb.PassCardsRequest) -> Sequence[pb.Card]:
+    def pass_cards(self, request: pb.PassCardsRequest) -> Sequence[pb.Card] | Noted:
         """The cards to pass: ``request.count`` distinct cards of ``request.hand``.
 
         Required. Only asked on a passing hand (not on a hold hand);
@@ -217,7 +252,7 @@ class Bot:
         """
         raise NotImplementedError
 
-    def play_card(self, request: pb.PlayCardRequest) -> pb.Card:
+    def play_card(self, request: pb.PlayCardRequest) -> pb.Card | Noted:
         """The card to play: one of ``request.legal_moves``.
 
         Required. The request carries everything the seat may know: the
@@ -226,7 +261,7 @@ class Bot:
         """
         raise NotImplementedError
 
-    def choose_moon_scoring(self, request: pb.ChooseMoonScoringRequest) -> int:
+    def choose_moon_scoring(self, request: pb.ChooseMoonScoringRequest) -> int | Noted:
         """How a moon this bot shot scores: ``pb.MOON_SCORING_ADD_TO_OTHERS`` or
         ``pb.MOON_SCORING_SUBTRACT_FROM_SELF``.
 
@@ -279,13 +314,16 @@ class _Servicer(pb_grpc.HeartsBotServicer):
         return pb.DealHandResponse()
 
     def PassCards(self, request: Any, context: Any) -> pb.PassCardsResponse:
-        return pb.PassCardsResponse(cards=self.bot.pass_cards(request))
+        cards, note = _split(self.bot.pass_cards(request))
+        return pb.PassCardsResponse(cards=cards, note=note)
 
     def PlayCard(self, request: Any, context: Any) -> pb.PlayCardResponse:
-        return pb.PlayCardResponse(card=self.bot.play_card(request))
+        card, note = _split(self.bot.play_card(request))
+        return pb.PlayCardResponse(card=card, note=note)
 
     def ChooseMoonScoring(self, request: Any, context: Any) -> pb.ChooseMoonScoringResponse:
-        return pb.ChooseMoonScoringResponse(choice=self.bot.choose_moon_scoring(request))
+        choice, note = _split(self.bot.choose_moon_scoring(request))
+        return pb.ChooseMoonScoringResponse(choice=choice, note=note)
 
     def EndHand(self, request: Any, context: Any) -> pb.EndHandResponse:
         self.bot.end_hand(request)

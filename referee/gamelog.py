@@ -312,6 +312,18 @@ def _decision(record: dict[str, Any]) -> str:
     return decision or ""
 
 
+def _note(record: dict[str, Any]) -> str | None:
+    """A decision's note (hearts.v1 ``note``): a string when recorded, else None.
+
+    Only its type is checked: a note never changes the game, and every view
+    shows it through :func:`referee.safetext.printable` at its own length.
+    """
+    note = record.get("note")
+    if note is not None and not isinstance(note, str):
+        raise RecordError(f"{record.get('type')} record: 'note' should be a string, not {note!r}")
+    return note
+
+
 def _millis(record: dict[str, Any], key: str) -> float | None:
     """A time in milliseconds (a non-negative number), or None when not recorded."""
     if key not in record:
@@ -506,7 +518,7 @@ class PassRecord(LogRecord):
     """``pass``: one seat's pass."""
 
     TYPE: ClassVar[str] = "pass"
-    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"fault", "answer", "ms"})
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"fault", "answer", "ms", "note"})
     hand: int
     seat: int
     decision: str
@@ -517,6 +529,8 @@ class PassRecord(LogRecord):
     source: str
     cards: tuple[Card, ...]
     ms: float | None = None
+    #: The bot's note with its answer (made printable, at most 200 characters).
+    note: str | None = None
 
     @classmethod
     def from_json(cls, record: dict[str, Any]) -> PassRecord:
@@ -530,6 +544,7 @@ class PassRecord(LogRecord):
             source=field(record, "source", str),
             cards=tuple(cards_field(record, "cards")),
             ms=_millis(record, "ms"),
+            note=_note(record),
         )
 
 
@@ -538,7 +553,7 @@ class PlayRecord(LogRecord):
     """``play``: one card played, from the legal moves offered."""
 
     TYPE: ClassVar[str] = "play"
-    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"fault", "answer", "ms", "bank_ms"})
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"fault", "answer", "ms", "bank_ms", "note"})
     hand: int
     trick: int
     seat: int
@@ -551,6 +566,8 @@ class PlayRecord(LogRecord):
     card: Card
     ms: float | None = None
     bank_ms: float | None = None
+    #: The bot's note with its answer (made printable, at most 200 characters).
+    note: str | None = None
 
     @classmethod
     def from_json(cls, record: dict[str, Any]) -> PlayRecord:
@@ -567,6 +584,7 @@ class PlayRecord(LogRecord):
             card=card_field(record, "card"),
             ms=_millis(record, "ms"),
             bank_ms=_millis(record, "bank_ms"),
+            note=_note(record),
         )
 
 
@@ -600,7 +618,7 @@ class MoonChoiceRecord(LogRecord):
     """``moon_choice``: the shooter's choice (V2 ``shooter_chooses``)."""
 
     TYPE: ClassVar[str] = "moon_choice"
-    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"fault", "ms"})
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"fault", "ms", "note"})
     hand: int
     seat: int
     decision: str
@@ -608,6 +626,8 @@ class MoonChoiceRecord(LogRecord):
     source: str
     choice: MoonScoring
     ms: float | None = None
+    #: The bot's note with its answer (made printable, at most 200 characters).
+    note: str | None = None
 
     @classmethod
     def from_json(cls, record: dict[str, Any]) -> MoonChoiceRecord:
@@ -629,6 +649,7 @@ class MoonChoiceRecord(LogRecord):
             source=source,
             choice=choice,
             ms=_millis(record, "ms"),
+            note=_note(record),
         )
 
 

@@ -488,6 +488,7 @@ class _Game:
                     source=source,
                     cards=tuple(cards),
                     ms=round(ms, 3),
+                    note=seat.player.take_note(game_id, decision),
                 )
             )
 
@@ -533,6 +534,7 @@ class _Game:
             card=card,
             ms=round(ms, 3),
             bank_ms=seat.bank_ms,
+            note=seat.player.take_note(self.spec.game_id, decision),
         )
         tricks_before = len(state.tricks)
         state.play(card)
@@ -584,6 +586,7 @@ class _Game:
             source=source,
             choice=answer,
             ms=round(ms, 3),
+            note=seat.player.take_note(self.spec.game_id, decision),
         )
         state.choose_moon_scoring(s, answer)
         self.write(record)

@@ -24,8 +24,10 @@ from referee.engine import (
     card_list,
 )
 from referee.pb.hearts.v1 import hearts_pb2 as pb
+from referee.safetext import NOTE_CHARS, shown_note
 
 __all__ = [
+    "NOTE_CHARS",
     "PROTOCOL_VERSION",
     "MalformedAnswer",
     "card_from_pb",
@@ -37,6 +39,7 @@ __all__ = [
     "end_hand_request",
     "moon_choice_from_pb",
     "moon_scoring_request",
+    "note_from_pb",
     "pass_request",
     "play_request",
     "rules_to_pb",
@@ -50,6 +53,21 @@ PROTOCOL_VERSION = 1
 
 class MalformedAnswer(ValueError):
     """A bot's answer that is not a valid message of its kind."""
+
+
+def note_from_pb(note: str) -> str | None:
+    """A decision answer's ``note`` as recorded: None when empty, else :func:`printable`
+    (control and bidi characters escaped), cut to :data:`NOTE_CHARS`.
+
+    A note is the bot's own text for its author; it never changes the game.
+
+    >>> note_from_pb("")
+    >>> note_from_pb("duck\\n\x1b[31m")
+    'duck\\\\n\\\\x1b[31m'
+    >>> len(note_from_pb("x" * 500))
+    200
+    """
+    return shown_note(note) if note else None
 
 
 # The engine's suits are 0..3 in the order clubs, diamonds, hearts, spades; the

@@ -16,6 +16,9 @@ each inaccuracy, mistake and blunder is marked under its trick or pass with
 the expected loss and the best choice, and the game's end sums up each
 analysed seat's points lost per hand (only the viewing seat's, with ``seat``).
 
+A bot's note on a decision (hearts.v1 ``note``) is shown under it, marked
+``✎`` and labelled with its seat; a seat's view shows only its own notes.
+
 Every string read from the log (bot names and handshake fields, fault
 messages, notes; the log may be old or written by hand) is shown through
 :func:`~referee.safetext.printable`: one line, no terminal escapes.
@@ -34,7 +37,7 @@ from referee.analysis.marks import Marks
 from referee.analysis.record import Decision
 from referee.engine import Card, Suit
 from referee.replay import Fault, Game, Hand, Note, PassMove, PlayMove, Trick
-from referee.safetext import shown_name, shown_text
+from referee.safetext import shown_name, shown_note, shown_text
 
 __all__ = ["Chunk", "render_chunks", "render_text"]
 
@@ -195,6 +198,7 @@ def _hand_intro(view: _View, hand: Hand) -> str:
         lines.append(f"Passes ({hand.pass_direction.value}):")
         for p in sorted(hand.passes, key=lambda p: p.seat):
             lines.append(_pass_line(view, p))
+            lines += _bot_note_lines(view, p.seat, p.note)
             lines += _mark_lines(view, p.seat, view.marks.pass_of(p.seat, hand.number))
         lines += _notes(view, hand, stage="pass")
         lines.append("After the pass:")
@@ -281,6 +285,8 @@ def _trick_text(view: _View, hand: Hand, trick: Trick) -> str:
     if trick.breaks_hearts:
         line += "  " + paint.suit(Suit.HEARTS, "♥ broken")
     lines = [line.rstrip()]
+    for play in trick.plays:
+        lines += _bot_note_lines(view, play.seat, play.note)
     for position, play in enumerate(trick.plays):
         lines += _mark_lines(
             view, play.seat, view.marks.play(play.seat, hand.number, trick.number, position)
@@ -321,6 +327,17 @@ def _note_text(view: _View, note: Note) -> str:
             "the referee plays its fallback moves from here on (marked *)"
         )
     return f"{view.who(note.seat)}: ! {shown_text(note.text)}"
+
+
+def _bot_note_lines(view: _View, seat: int, note: str | None) -> list[str]:
+    """``✎ N noting-bot: ducked under the K♠``: the note a bot sent with its decision.
+
+    A note is its seat's own text (it may name the seat's cards), so a seat's
+    view shows only that seat's notes.
+    """
+    if note is None or not view.sees(seat):
+        return []
+    return [f"        {view.paint.dim('✎')} {view.who(seat)}: {shown_note(note)}"]
 
 
 def _mark_lines(view: _View, seat: int, decision: Decision | None) -> list[str]:
@@ -369,6 +386,7 @@ def _hand_outro(view: _View, hand: Hand) -> str:
         choice = shown_name(m.choice).replace("_", " ")
         extra = "  " + paint.warn(_fault_text(view, m.seat, m.fault, None)) if m.fallback else ""
         lines.append(f"  {view.who(m.seat)} chose: {choice}{extra}")
+        lines += _bot_note_lines(view, m.seat, m.note)
         lines += _mark_lines(view, m.seat, view.marks.moon(m.seat, hand.number))
     headers = [f"Hand {hand.number}", *(game.label(s) for s in range(game.n))]
     rows = [["points taken", *result.points]]

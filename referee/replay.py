@@ -116,6 +116,8 @@ class _Move:
     fault: Fault | None = None
     decision: str = ""
     ms: float = 0.0
+    #: The bot's note with its answer (hearts.v1 ``note``), as logged.
+    note: str | None = None
     line: int = 0
 
     @property
@@ -171,6 +173,8 @@ class MoonDecision:
     choice: str
     source: str
     fault: Fault | None = None
+    #: The bot's note with its answer (hearts.v1 ``note``), as logged.
+    note: str | None = None
     line: int = 0
 
     @property
@@ -446,6 +450,7 @@ class _Builder:
                 answer=None if record.answer is None else list(record.answer),
                 decision=record.decision,
                 ms=float(record.ms or 0),
+                note=record.note,
                 line=line,
             )
         )
@@ -479,6 +484,7 @@ class _Builder:
             answer=record.answer,
             decision=record.decision,
             ms=float(record.ms or 0),
+            note=record.note,
             line=line,
         )
         trick.plays.append(move)
@@ -503,6 +509,7 @@ class _Builder:
             choice=record.choice.value,
             source=record.source,
             fault=record.fault,
+            note=record.note,
             line=line,
         )
 

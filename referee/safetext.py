@@ -17,7 +17,16 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["ELLIPSIS", "NAME_CHARS", "TEXT_CHARS", "printable", "shown_name", "shown_text"]
+__all__ = [
+    "ELLIPSIS",
+    "NAME_CHARS",
+    "NOTE_CHARS",
+    "TEXT_CHARS",
+    "printable",
+    "shown_name",
+    "shown_note",
+    "shown_text",
+]
 
 #: What ends a string cut at its limit.
 ELLIPSIS = "…"
@@ -25,6 +34,8 @@ ELLIPSIS = "…"
 NAME_CHARS = 64
 #: The most characters shown of a message, a reason or a note.
 TEXT_CHARS = 1000
+#: The most characters kept of a bot's note on a decision (hearts.v1 ``note``).
+NOTE_CHARS = 200
 
 _SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 #: Unicode categories shown as escapes: controls (C0, DEL, C1), format characters
@@ -103,3 +114,8 @@ def shown_name(text: object) -> str:
 def shown_text(text: object) -> str:
     """A message, reason or note as shown anywhere: :func:`printable`, at most :data:`TEXT_CHARS`."""
     return printable(str(text), TEXT_CHARS)
+
+
+def shown_note(text: object) -> str:
+    """A bot's note on a decision as recorded and shown: :func:`printable`, at most :data:`NOTE_CHARS`."""
+    return printable(str(text), NOTE_CHARS)

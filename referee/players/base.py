@@ -79,6 +79,15 @@ class Player(abc.ABC):
         """V2 shooter_chooses. A player that does not implement it gets the default."""
         return MoonScoring.ADD_TO_OTHERS
 
+    def take_note(self, game_id: str, decision_id: str) -> str | None:
+        """The note the bot sent with its answer to ``decision_id`` (hearts.v1 ``note``), once.
+
+        The runner asks right after each decision, answered or not, and logs
+        the note with it; a note is the bot author's text and never changes
+        the game. Players without notes have none.
+        """
+        return None
+
     # Notifications: nothing to answer; the default ignores them.
 
     def start_game(

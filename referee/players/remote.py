@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -166,10 +167,24 @@ class RemotePlayer(Player):
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
+        # Notes of answers not yet taken by the runner, by (game id, decision id):
+        # one player answers for several seats and games from several threads.
+        self._notes: dict[tuple[str, str], str] = {}
+        self._notes_lock = threading.Lock()
 
     @property
     def info(self) -> BotInfo:  # type: ignore[override]
         return self.connection.info
+
+    def take_note(self, game_id: str, decision_id: str) -> str | None:
+        with self._notes_lock:
+            return self._notes.pop((game_id, decision_id), None)
+
+    def _keep_note(self, game_id: str, decision_id: str, reply: Any) -> None:
+        note = protocol.note_from_pb(reply.note)
+        if note is not None:
+            with self._notes_lock:
+                self._notes[(game_id, decision_id)] = note
 
     def pass_cards(
         self, game_id: str, view: SeatView, decision_id: str, deadline: Deadline
@@ -178,6 +193,7 @@ class RemotePlayer(Player):
             game_id, view, decision_id, deadline.move_time_ms, deadline.time_bank_ms
         )
         reply = self.connection.call("PassCards", request, deadline.timeout_s)
+        self._keep_note(game_id, decision_id, reply)
         return _parse(lambda: protocol.cards_from_pb(reply.cards))
 
     def play_card(self, game_id: str, view: SeatView, decision_id: str, deadline: Deadline) -> Card:
@@ -185,6 +201,7 @@ class RemotePlayer(Player):
             game_id, view, decision_id, deadline.move_time_ms, deadline.time_bank_ms
         )
         reply = self.connection.call("PlayCard", request, deadline.timeout_s)
+        self._keep_note(game_id, decision_id, reply)
         if not reply.HasField("card"):
             raise BotFault(FaultKind.MALFORMED, "PlayCard answer without a card")
         return _parse(lambda: protocol.card_from_pb(reply.card))
@@ -201,6 +218,7 @@ class RemotePlayer(Player):
             if fault.status == grpc.StatusCode.UNIMPLEMENTED.name:
                 return MoonScoring.ADD_TO_OTHERS  # the documented default: not a fault
             raise
+        self._keep_note(game_id, decision_id, reply)
         return _parse(lambda: protocol.moon_choice_from_pb(reply.choice))
 
     def start_game(
