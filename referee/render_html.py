@@ -20,6 +20,10 @@ under *This step*, and shows a panel of each analysed seat's points lost per
 hand and its worst decisions, each a link to its position. With ``seat``
 set only that seat's analysis goes into the page.
 
+A bot's note on a decision (hearts.v1 ``note``) is listed under *This step*
+(``✎``, with its seat) and marks its card; a seat view carries only that
+seat's notes.
+
 Strings read from the log are never markup: the title is HTML-escaped, the
 data is JSON that cannot close its ``<script>`` element, and the page puts
 every string in with ``textContent``. The strings shown (bot names and
@@ -40,7 +44,7 @@ from referee.analysis.grading import Grade
 from referee.analysis.marks import Marks
 from referee.analysis.record import Decision
 from referee.replay import Game, Hand, Note, PassMove, PlayMove, Trick
-from referee.safetext import shown_name, shown_text
+from referee.safetext import shown_name, shown_note, shown_text
 
 __all__ = ["REPLAY_DATA_FORMAT", "game_data", "render_html"]
 
@@ -137,6 +141,11 @@ def _visible(seat: int | None, owner: int) -> bool:
     return seat is None or seat == owner
 
 
+def _bot_note(note: str | None, owner: int, seat: int | None) -> str | None:
+    """A bot's note on its decision; in a seat view only that seat's own (it may name its cards)."""
+    return shown_note(note) if note is not None and _visible(seat, owner) else None
+
+
 def _cards(cards: list[Any]) -> list[str]:
     return [str(c) for c in sorted(cards)]
 
@@ -157,6 +166,7 @@ def _hand_data(game: Game, hand: Hand, seat: int | None) -> dict[str, Any]:
                 "choice": shown_name(hand.moon_choice.choice),
                 "fallback": hand.moon_choice.fallback,
                 "fault": _fault_text(hand.moon_choice.fault, hand.moon_choice.seat, seat),
+                "note": _bot_note(hand.moon_choice.note, hand.moon_choice.seat, seat),
             }
             if hand.moon_choice
             else None
@@ -194,6 +204,7 @@ def _pass_data(move: PassMove, seat: int | None) -> dict[str, Any]:
         "fallback": move.fallback,
         "fault": _fault_text(move.fault, move.seat, seat),
         "answer": _answer(move.answer) if move.answer and _visible(seat, move.seat) else None,
+        "note": _bot_note(move.note, move.seat, seat),
     }
 
 
@@ -204,6 +215,7 @@ def _play_data(play: PlayMove, seat: int | None) -> dict[str, Any]:
         "fallback": play.fallback,
         "fault": _fault_text(play.fault, play.seat, seat),
         "answer": _answer(play.answer) if play.answer and _visible(seat, play.seat) else None,
+        "note": _bot_note(play.note, play.seat, seat),
     }
 
 
