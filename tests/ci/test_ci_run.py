@@ -18,6 +18,8 @@ import pytest
 
 from tests.helpers import CI_FLAG
 
+pytestmark = pytest.mark.slow  # each test starts a pytest, or .ci/run's checks, of its own
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 #: A toolchain test: check-bot building the Go kit (it skips at once when Go is missing).
 GO_TEST = "tests/checkbot/test_kits.py"
