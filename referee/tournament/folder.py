@@ -940,7 +940,8 @@ def check_journal_end(layout: Layout, state: TournamentState, key: bytes) -> Non
         where = f"{path}:{line}" if line else str(path)
         raise JournalError(
             f"{where}: {text}; the tournament is not resumed (its results are not the "
-            "referee's as written)"
+            "referee's as written): put the files back from a copy, or use --fresh to move the "
+            "folder aside and start over"
         )
 
 
