@@ -14,7 +14,7 @@ import pytest
 
 from referee.analysis.record import analysis_path, read_analysis
 from referee.web.server import BackgroundServer
-from tests.web.cdp import Browser
+from tests.web.cdp import Browser, BrowserError
 
 READY = "document.getElementById('app').dataset.ready === '1'"
 
@@ -69,6 +69,20 @@ def _served_id(base: str) -> str:
     raise AssertionError("the server never indexed the folder")
 
 
+def _wait_through_navigation(page, expression: str, timeout: float = 60.0) -> None:
+    """Wait for ``expression`` in a page that is navigating (its old document may be gone
+    between two looks: Chromium then answers with an error, and we look again)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if page.evaluate(expression):
+                return
+        except BrowserError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for: {expression}")
+
+
 @pytest.mark.slow
 def test_in_chromium_a_worst_decision_opens_the_replay_at_its_mark(
     folder: pathlib.Path,
@@ -93,8 +107,10 @@ def test_in_chromium_a_worst_decision_opens_the_replay_at_its_mark(
             href = page.evaluate("document.querySelector('#worst tbody a').getAttribute('href')")
             assert re.search(r"/games/[^#]+#hand=\d+&trick=\d+$", href)
             page.evaluate("document.querySelector('#worst tbody a').click()")
-            page.wait_for(
-                "document.getElementById('analysis') && !document.getElementById('analysis').classList.contains('hidden')"
+            _wait_through_navigation(
+                page,
+                "location.pathname.includes('/games/') && document.readyState === 'complete' && "
+                "!document.getElementById('analysis').classList.contains('hidden')",
             )
             # The decision's position is shown, with its mark: on its card or pass and in the step's events.
             hand, trick = re.search(r"#hand=(\d+)&trick=(\d+)$", href).groups()
