@@ -137,6 +137,20 @@ def test_a_finished_journal_cut_at_its_end_is_refused(out: pathlib.Path, lines: 
     assert {p: p.read_bytes() for p in before} == before
 
 
+def test_every_suffix_of_a_finished_journal_is_caught(out: pathlib.Path) -> None:
+    """Each of the journal's suffixes removed in turn (down to its first line): all refused."""
+    from referee.tournament import load_standings
+    from referee.verify import verify_folder
+
+    whole = journal_lines(out)
+    for keep in range(1, len(whole)):
+        (out / "journal.jsonl").write_bytes(b"".join(whole[:keep]))
+        problems = [str(p) for p in verify_folder(out).all_problems]
+        assert any("cut short" in p for p in problems), (keep, problems)
+        with pytest.raises(TournamentError, match="cut short"):
+            load_standings(out)
+
+
 @pytest.mark.parametrize(
     ("change", "why"),
     [
