@@ -84,7 +84,7 @@ func (server) PlayCard(_ context.Context, req *pb.PlayCardRequest) (*pb.PlayCard
 	if !contains(req.GetLegalMoves(), card) { // safety net: never answer an illegal card
 		card = req.GetLegalMoves()[0]
 	}
-	return &pb.PlayCardResponse{Card: card}, nil
+	return &pb.PlayCardResponse{Card: card, Note: PlayNote(req, card)}, nil
 }
 
 func (server) ChooseMoonScoring(_ context.Context, req *pb.ChooseMoonScoringRequest) (*pb.ChooseMoonScoringResponse, error) {

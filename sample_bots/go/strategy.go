@@ -12,13 +12,29 @@ package main
 // legal moves, scores), so these functions need no state and can run
 // concurrently for many games and seats. ChoosePlay must return one of
 // req.LegalMoves; main.go falls back to the first legal move if it doesn't.
+// PlayNote (optional) explains a play in the replays.
 // ============================================================================
 
 import (
+	"fmt"
 	"sort"
 
 	pb "heartsbot/gen/hearts/v1"
 )
+
+// PlayNote is an optional line about a play, sent with it as the answer's
+// note: `referee replay` and the web replay show it beside the card, for
+// this seat only (at most 200 characters are kept; "" sends none). The
+// answers to PassCards and ChooseMoonScoring take a Note too.
+func PlayNote(req *pb.PlayCardRequest, card *pb.Card) string {
+	return fmt.Sprintf("%s of %d legal (trick %d)",
+		cardName(card), len(req.GetLegalMoves()), req.GetTrickNumber())
+}
+
+// cardName is a card as the referee writes it: "QS", "TH", "2C".
+func cardName(c *pb.Card) string {
+	return string("??23456789TJQKA"[c.GetRank()]) + string("?CDHS"[c.GetSuit()])
+}
 
 // ChoosePass picks exactly req.Count distinct cards from req.Hand:
 // Q♠ (unless it is guarded by at least 3 other spades), A♠ and K♠ (when Q♠

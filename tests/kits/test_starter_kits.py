@@ -10,6 +10,7 @@ is missing is skipped with a message saying what to install.
 from __future__ import annotations
 
 import pathlib
+import re
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from collections.abc import Callable
 import pytest
 
 from referee.bots import BotPool, parse_bot
+from referee.gamelog import read_log
 from referee.match import GameSpec, play_game
 from referee.policy import FaultPolicy, TimeControl
 from tests.helpers import bot_processes_alive, missing_tools
@@ -101,3 +103,11 @@ def test_kit_builds_and_plays_a_full_game_without_faults(
     assert max(record.scores) >= 100
     assert record.decisions[0] > 0
     assert not bot_processes_alive(pids), "bot processes left behind"
+    # Every kit explains its plays (its strategy's play note), logged for its seat only.
+    plays = [r for _, r in read_log(tmp_path / "game.jsonl") if r["type"] == "play"]
+    ours = [r for r in plays if r["seat"] == 0]
+    assert ours and all(
+        re.fullmatch(rf"{r['card']} of {len(r['legal'])} legal \(trick {r['trick']}\)", r["note"])
+        for r in ours
+    ), ours[:2]
+    assert not any("note" in r for r in plays if r["seat"] != 0)

@@ -170,3 +170,21 @@ def test_an_old_log_without_notes_reads_and_a_bad_note_is_named(tmp_path: pathli
         load_game(path)
     assert f"{path}:{at + 1}" in str(caught.value) or str(at + 1) in str(caught.value)
     assert "'note' should be a string" in str(caught.value)
+
+
+def test_the_python_starter_explains_its_plays(tmp_path: pathlib.Path):
+    """The starter kit's ``play_note``, returned with ``noted``, reaches the log for its seat."""
+    starter = pathlib.Path(__file__).resolve().parents[2] / "sample_bots" / "python" / "starter"
+    out = tmp_path / "starter"
+    result = CliRunner().invoke(
+        cli,
+        [
+            "match", str(starter), "random", "random", "random",
+            "--seed", "5", "--target", "26", "--sandbox", "none", "--out", str(out),
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    plays = [r for r in records(out / "game.jsonl") if r["type"] == "play" and r["seat"] == 0]
+    assert plays
+    for r in plays:
+        assert r["note"] == f"{r['card']} of {len(r['legal'])} legal (trick {r['trick']})"

@@ -68,6 +68,7 @@ class HeartsBotService final : public pb::HeartsBot::Service {
     if (req->legal_moves_size() == 0)
       return Status(grpc::StatusCode::INVALID_ARGUMENT, "no legal moves");
     *resp->mutable_card() = strategy::ChoosePlay(*req);
+    resp->set_note(strategy::PlayNote(*req, resp->card()));
     return Status::OK;
   }
 

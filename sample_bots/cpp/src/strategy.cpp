@@ -179,4 +179,15 @@ MoonScoring ChooseMoonScoring(const ChooseMoonScoringRequest& req) {
   return hearts::v1::MOON_SCORING_ADD_TO_OTHERS;
 }
 
+std::string PlayNote(const PlayCardRequest& req, const Card& card) {
+  static const std::string kRanks = "??23456789TJQKA";
+  static const std::string kSuits = "?CDHS";
+  auto at = [](const std::string& table, int i) {
+    return i >= 0 && i < static_cast<int>(table.size()) ? table[i] : '?';
+  };
+  std::string name{at(kRanks, card.rank()), at(kSuits, card.suit())};
+  return name + " of " + std::to_string(req.legal_moves_size()) + " legal (trick " +
+         std::to_string(req.trick_number()) + ")";
+}
+
 }  // namespace strategy

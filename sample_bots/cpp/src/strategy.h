@@ -8,6 +8,7 @@
 
 #include "hearts/v1/hearts.pb.h"
 
+#include <string>
 #include <vector>
 
 namespace strategy {
@@ -20,5 +21,11 @@ hearts::v1::Card ChoosePlay(const hearts::v1::PlayCardRequest& req);
 
 // Returns MOON_SCORING_ADD_TO_OTHERS or MOON_SCORING_SUBTRACT_FROM_SELF.
 hearts::v1::MoonScoring ChooseMoonScoring(const hearts::v1::ChooseMoonScoringRequest& req);
+
+// Optional: a line about the play of `card`, sent with it as the answer's
+// note. `referee replay` and the web replay show it beside the card, for this
+// seat only (at most 200 characters are kept; "" sends none). The answers to
+// PassCards and ChooseMoonScoring have a note too (set_note).
+std::string PlayNote(const hearts::v1::PlayCardRequest& req, const hearts::v1::Card& card);
 
 }  // namespace strategy

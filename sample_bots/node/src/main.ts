@@ -14,7 +14,7 @@ import { HealthImplementation } from 'grpc-health-check';
 import type { ProtoGrpcType } from './generated/hearts';
 import type { HeartsBotHandlers } from './generated/hearts/v1/HeartsBot';
 import { MoonScoring } from './generated/hearts/v1/MoonScoring';
-import { choosePass, choosePlay, chooseMoonScoring } from './strategy';
+import { choosePass, choosePlay, chooseMoonScoring, playNote } from './strategy';
 
 const BOT_NAME = 'node-starter';
 const BOT_VERSION = '0.1.0';
@@ -144,7 +144,10 @@ const handlers: HeartsBotHandlers = {
   ),
   PlayCard: unary(
     'PlayCard',
-    (req) => ({ card: choosePlay(req) }),
+    (req) => {
+      const card = choosePlay(req);
+      return { card, note: playNote(req, card) };
+    },
     (req) => ({ card: req.legal_moves[0] }),
   ),
   ChooseMoonScoring: unary(

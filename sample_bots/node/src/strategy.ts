@@ -8,6 +8,8 @@
 //   choosePlay(req)        -> the card to play      (always one of req.legal_moves)
 //   chooseMoonScoring(req) -> how a moon of ours is scored
 //
+// and playNote(req, card), optional, explains a play in the replays.
+//
 // Every request carries all the bot may know (hand, tricks so far, scores,
 // legal moves...), so these functions keep no state: the server may call them
 // for several games and seats at once. The request and card types are
@@ -140,6 +142,20 @@ export function chooseMoonScoring(req: ChooseMoonScoringRequest): MoonScoring__O
   return mine < lowestOther
     ? MoonScoring.MOON_SCORING_ADD_TO_OTHERS
     : MoonScoring.MOON_SCORING_SUBTRACT_FROM_SELF;
+}
+
+// ---------------------------------------------------------------------------
+// Notes
+
+/**
+ * An optional line about a play, sent with it as the answer's `note`:
+ * `referee replay` and the web replay show it beside the card, for this seat
+ * only (at most 200 characters are kept; '' sends none). The answers to
+ * PassCards and ChooseMoonScoring take a `note` too.
+ */
+export function playNote(req: PlayCardRequest, card: Card): string {
+  const name = ('??23456789TJQKA'[card.rank] ?? '?') + ('?CDHS'[card.suit] ?? '?');
+  return `${name} of ${req.legal_moves.length} legal (trick ${req.trick_number})`;
 }
 
 // ---------------------------------------------------------------------------

@@ -6,6 +6,8 @@ Three functions decide everything the bot does:
 - ``choose_play``: which card to play to the current trick (R3-R6);
 - ``choose_moon``: how to score a moon shot under V2 "shooter chooses".
 
+``play_note`` (optional) explains a play in the replays.
+
 Each request carries everything the bot may know (hand, tricks so far, legal
 moves, scores, and the rules in force in ``request.rules``), so these
 functions need no state and can run for many games and seats at once.
@@ -15,7 +17,7 @@ services, the command line (``--address`` or ``--port``) and SIGTERM.
 Run:  python bot.py --port 50051   (or let the referee start it from bot.yaml)
 """
 
-from referee.botkit import Bot, pb, serve
+from referee.botkit import Bot, noted, pb, serve
 
 NAME = "python-starter"
 
@@ -111,6 +113,17 @@ def choose_play(request):
     return highest_first(hearts or legal)[0]
 
 
+def play_note(request, card):
+    """An optional line about a play, sent with it as the answer's note.
+
+    ``referee replay`` and the web replay show it beside the card, for this
+    seat only (at most 200 characters are kept; "" sends none). Any answer
+    can carry one: return ``noted(answer, text)`` from a decision method.
+    """
+    name = "??23456789TJQKA"[card.rank] + "?CDHS"[card.suit]
+    return f"{name} of {len(request.legal_moves)} legal (trick {request.trick_number})"
+
+
 def choose_moon(request):
     """Add 26 to the others when that leaves us strictly lowest, else subtract 26 from us.
 
@@ -135,7 +148,8 @@ class StarterBot(Bot):
         return choose_pass(request)
 
     def play_card(self, request):
-        return choose_play(request)
+        card = choose_play(request)
+        return noted(card, play_note(request, card))
 
     def choose_moon_scoring(self, request):
         return choose_moon(request)

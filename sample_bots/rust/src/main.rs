@@ -71,7 +71,10 @@ impl HeartsBot for Bot {
         request: Request<pb::PassCardsRequest>,
     ) -> Result<Response<pb::PassCardsResponse>, Status> {
         let cards = strategy::choose_pass(request.get_ref());
-        Ok(Response::new(pb::PassCardsResponse { cards }))
+        Ok(Response::new(pb::PassCardsResponse {
+            cards,
+            note: String::new(),
+        }))
     }
 
     async fn play_card(
@@ -79,7 +82,10 @@ impl HeartsBot for Bot {
         request: Request<pb::PlayCardRequest>,
     ) -> Result<Response<pb::PlayCardResponse>, Status> {
         match strategy::choose_play(request.get_ref()) {
-            Some(card) => Ok(Response::new(pb::PlayCardResponse { card: Some(card) })),
+            Some(card) => Ok(Response::new(pb::PlayCardResponse {
+                note: strategy::play_note(request.get_ref(), &card),
+                card: Some(card),
+            })),
             None => Err(Status::invalid_argument(
                 "PlayCardRequest has no legal_moves",
             )),
@@ -93,6 +99,7 @@ impl HeartsBot for Bot {
         let choice = strategy::choose_moon_scoring(request.get_ref());
         Ok(Response::new(pb::ChooseMoonScoringResponse {
             choice: choice as i32,
+            note: String::new(),
         }))
     }
 

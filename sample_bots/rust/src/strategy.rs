@@ -8,6 +8,7 @@
 //! Each gets the whole request, which carries everything the bot may know, so
 //! no state is kept. `choose_play` only ever picks a card out of
 //! `legal_moves`: the referee computes legality, the bot never has to.
+//! `play_note` (optional) explains a play in the replays.
 
 use crate::pb::{
     Card, ChooseMoonScoringRequest, MoonScoring, PassCardsRequest, PlayCardRequest, Rank, Suit,
@@ -117,6 +118,23 @@ pub fn choose_play(req: &PlayCardRequest) -> Option<Card> {
     // Belt and braces: whatever happened above, answer a legal card.
     card.filter(|c| legal.contains(c))
         .or_else(|| lowest(legal).copied())
+}
+
+/// An optional line about a play, sent with it as the answer's `note`:
+/// `referee replay` and the web replay show it beside the card, for this seat
+/// only (at most 200 characters are kept; an empty string sends none). The
+/// answers to PassCards and ChooseMoonScoring have a `note` too.
+pub fn play_note(req: &PlayCardRequest, card: &Card) -> String {
+    let ranks = b"??23456789TJQKA";
+    let suits = b"?CDHS";
+    let name = |i: i32, table: &[u8]| *table.get(i as usize).unwrap_or(&b'?') as char;
+    format!(
+        "{}{} of {} legal (trick {})",
+        name(card.rank, ranks),
+        name(card.suit, suits),
+        req.legal_moves.len(),
+        req.trick_number
+    )
 }
 
 /// Has Q♠ been played in this hand (completed tricks or the current one)?

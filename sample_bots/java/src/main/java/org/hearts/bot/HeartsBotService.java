@@ -56,7 +56,8 @@ final class HeartsBotService extends HeartsBotGrpc.HeartsBotImplBase {
       System.err.println("strategy failed on " + req.getDecisionId() + ": " + e);
       card = req.getLegalMovesCount() > 0 ? req.getLegalMoves(0) : Card.getDefaultInstance();
     }
-    reply(out, PlayCardResponse.newBuilder().setCard(card).build());
+    String note = Strategy.playNote(req, card);
+    reply(out, PlayCardResponse.newBuilder().setCard(card).setNote(note).build());
   }
 
   @Override

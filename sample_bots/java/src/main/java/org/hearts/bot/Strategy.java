@@ -27,6 +27,7 @@ import org.hearts.v1.Trick;
  * The only hard rule: play() must return a card from req.getLegalMovesList()
  * and pass() must return exactly req.getCount() distinct cards of the hand.
  * Legality is never computed here: the referee sends the legal moves.
+ * playNote() (optional) explains a play in the replays.
  */
 final class Strategy {
   /** Keep Q♠ when holding at least this many other spades to cover it. */
@@ -198,6 +199,27 @@ final class Strategy {
       return MoonScoring.MOON_SCORING_SUBTRACT_FROM_SELF;
     }
     return MoonScoring.MOON_SCORING_ADD_TO_OTHERS;
+  }
+
+  // --------------------------------------------------------------------------
+  // Notes
+  // --------------------------------------------------------------------------
+
+  /**
+   * An optional line about a play, sent with it as the answer's note: {@code referee replay} and
+   * the web replay show it beside the card, for this seat only (at most 200 characters are kept;
+   * "" sends none). The answers to PassCards and ChooseMoonScoring have a note too (setNote).
+   */
+  static String playNote(PlayCardRequest req, Card card) {
+    String ranks = "??23456789TJQKA";
+    String suits = "?CDHS";
+    int r = rank(card);
+    int s = card.getSuitValue();
+    String name =
+        (r >= 0 && r < ranks.length() ? ranks.charAt(r) : '?')
+            + ""
+            + (s >= 0 && s < suits.length() ? suits.charAt(s) : '?');
+    return name + " of " + req.getLegalMovesCount() + " legal (trick " + req.getTrickNumber() + ")";
   }
 
   // --------------------------------------------------------------------------
