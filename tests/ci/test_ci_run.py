@@ -99,3 +99,48 @@ def test_ci_run_fails_before_the_suite_naming_the_missing_toolchain(
     assert run.returncode == 1, run.stdout + run.stderr
     assert "ci:   go: not found; install Go 1.26+" in run.stderr, run.stderr
     assert "every toolchain" not in run.stdout
+
+
+SAMPLE = """
+import pytest
+
+@pytest.mark.skipif(True, reason="no widget here")
+def test_marked():
+    pass
+
+@pytest.mark.xfail(strict=True, reason="a known hole")
+def test_known():
+    assert False
+
+def test_fine():
+    pass
+
+def test_skipped_inside():
+    pytest.skip("no gadget here")
+
+@pytest.fixture
+def needs_thing():
+    pytest.skip("no thing here")
+
+def test_skipped_in_a_fixture(needs_thing):
+    pass
+"""
+
+
+def test_under_the_flag_every_kind_of_skip_fails_and_an_xfail_stays_one(
+    tmp_path: pathlib.Path,
+) -> None:
+    """tests/conftest.py's hook on a sample: a mark, a call and a fixture that skip."""
+    (tmp_path / "test_sample.py").write_text(SAMPLE)
+    argv = [sys.executable, "-m", "pytest", "-p", "tests.conftest", "-p", "no:cacheprovider"]
+    argv += ["-o", "addopts=-ra", "--rootdir", str(tmp_path), str(tmp_path / "test_sample.py")]
+    env = {k: v for k, v in os.environ.items() if k != CI_FLAG}
+    plain = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert " 1 passed, 3 skipped, 1 xfailed in " in plain.stdout.strip().splitlines()[-1]
+    env[CI_FLAG] = "1"
+    ci = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert ci.returncode == 1, ci.stdout[-3000:]
+    summary = ci.stdout.strip().splitlines()[-1]
+    assert " 1 failed, 1 passed, 1 xfailed, 2 errors in " in summary, ci.stdout[-3000:]
+    for reason in ("no widget here", "no gadget here", "no thing here"):
+        assert f"a skip is a failure here: {reason}" in ci.stdout, ci.stdout[-3000:]
