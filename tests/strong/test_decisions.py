@@ -13,7 +13,7 @@ import concurrent.futures
 import random
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
@@ -182,13 +182,17 @@ def test_searches_waiting_behind_another_share_the_time_left() -> None:
         asked = time.monotonic()
         return bot._searching(asked + seconds, search_for(asked + seconds, asked))
 
+    def wait_until(condition: Callable[[], bool]) -> None:
+        give_up = time.monotonic() + 30
+        while not condition():
+            assert time.monotonic() < give_up, "the searches never queued"
+            time.sleep(0.01)
+
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         first = pool.submit(ask, 60.0)
-        while not stops:
-            time.sleep(0.01)
+        wait_until(lambda: bool(stops))
         rest = [pool.submit(ask, 60.0) for _ in range(3)]
-        while bot._waiting < 3:
-            time.sleep(0.01)
+        wait_until(lambda: bot._waiting == 3)
         waiting.set()
         for future in [first, *rest]:
             future.result(timeout=60)
