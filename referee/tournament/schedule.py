@@ -148,6 +148,18 @@ def _base_seating(group: Sequence[str], seed: int | str, table: int) -> tuple[st
     return tuple(seats)
 
 
+def rotations(k: int) -> list[tuple[int, ...]]:
+    """The seat orders of one duplicate set at a table of ``k``: each rotation of the seats.
+
+    Game ``r`` of the set seats ``base[order[s]]`` in seat ``s``, so every bot
+    plays every seat, and so every dealt hand, once.
+
+    >>> rotations(3)
+    [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
+    """
+    return _seatings(k, True, False)
+
+
 def _seatings(k: int, duplicate: bool, all_permutations: bool) -> list[tuple[int, ...]]:
     """Seat orders of a duplicate set, as permutations of the base seating."""
     if all_permutations:

@@ -89,3 +89,59 @@ def test_referee_match_with_a_bot_that_never_starts(tmp_path: pathlib.Path, laun
     assert "not serving" in result.output
     assert len(launched_pids) == 1
     assert_no_process_left(launched_pids)
+
+
+def test_referee_match_games_duplicate_prints_standings_with_intervals(tmp_path: pathlib.Path):
+    """``--games 8 --duplicate``: two deals, each played in the 4 rotations of the seats."""
+    out = tmp_path / "dup"
+    result = CliRunner().invoke(
+        cli,
+        [
+            "match", "heuristic", "random", "random", "random",
+            "--games", "8", "--duplicate", "--seed", "5", "--target", "40", "--out", str(out),
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "match 5 (duplicate): 8 of 8 games; ranked by points" in result.stdout
+    assert "pts/hand" in result.stdout and "95% CI" in result.stdout
+    assert "rank 95%" in result.stdout and "Head to head" in result.stdout
+    assert "game 8/8 d2-r4" in result.stderr  # one progress line a game
+    logs = sorted((out / "games").glob("*.jsonl"))
+    assert [p.stem for p in logs] == [f"d{d}-r{r}" for d in (1, 2) for r in (1, 2, 3, 4)]
+    headers = {p.stem: load(p)[0] for p in logs}
+    for d in (1, 2):
+        games = [headers[f"d{d}-r{r}"] for r in (1, 2, 3, 4)]
+        assert len({g["seed"] for g in games}) == 1  # one deal for the set
+        seats = [[s["bot"] for s in g["seats"]] for g in games]
+        # Every bot sits in every seat once: the set is the rotations of the seats.
+        for seat in range(4):
+            assert sorted(order[seat] for order in seats) == sorted(seats[0])
+    assert headers["d1-r1"]["seed"] != headers["d2-r1"]["seed"]
+
+
+def test_referee_match_games_json_and_fresh_deals(tmp_path: pathlib.Path):
+    result = CliRunner().invoke(
+        cli,
+        [
+            "match", "heuristic", "random", "random", "--games", "3", "--seed", "9",
+            "--target", "30", "--out", str(tmp_path / "j"), "--json",
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [g["game_id"] for g in data["games"]] == ["g1", "g2", "g3"]
+    assert len({g["seed"] for g in data["games"]}) == 3  # a new deal each game
+    assert all(g["bots"] == ["heuristic", "random", "random#2"] for g in data["games"])
+    ranked = {row["bot"]: row for row in data["standings"]["bots"]}
+    assert ranked["heuristic"]["games"] == 3
+    assert ranked["heuristic"]["points_ci95"] is not None
+
+
+def test_referee_match_duplicate_needs_whole_sets(tmp_path: pathlib.Path):
+    result = CliRunner().invoke(
+        cli,
+        ["match", "random", "random", "random", "random", "--games", "6", "--duplicate"],
+    )
+    assert result.exit_code == 2
+    assert "a duplicate set is 4 games" in result.output
+    assert "give a multiple of 4" in result.output
