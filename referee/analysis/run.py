@@ -32,7 +32,15 @@ from referee.gamelog import LogError
 from referee.replay import COMPASS, Game, load_game
 from referee.tournament.folder import Layout, TournamentError, game_entries, game_log_path
 
-__all__ = ["LogResult", "SeatChoice", "analyse_log", "analyse_logs", "logs_of"]
+__all__ = [
+    "LogResult",
+    "SeatChoice",
+    "analyse_log",
+    "analyse_logs",
+    "cpu_count",
+    "logs_of",
+    "seat_choice",
+]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
