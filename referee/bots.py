@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from referee import build_settings, buildnet, bwrap, safepath
+from referee import build_progress, build_settings, buildnet, bwrap, safepath
 from referee import sandbox as supervisor
 from referee.manifest import MANIFEST_NAME, ManifestError, load_manifest
 from referee.players import (
@@ -270,6 +270,7 @@ def build_bot(
     credentials: Collection[str] = (),
     hidden: Sequence[str | os.PathLike[str]] = (),
     registries: Sequence[str] = buildnet.DEFAULT_REGISTRIES,
+    on_progress: build_progress.ProgressHook | None = None,
 ) -> BuildResult:
     """Run the bot's build command in its folder, output to ``log_dir/NAME.build.log``.
 
@@ -285,7 +286,8 @@ def build_bot(
     CPU share, output, tmpfs; in a cgroup of its own where the machine allows);
     a build over a limit, or over ``timeout_s``, is stopped and fails with that
     reason. Every process it started is killed when it ends or times out, and
-    when the referee dies.
+    when the referee dies. ``on_progress(name, elapsed_s, last_line)`` hears
+    how it goes once a second (:mod:`referee.build_progress`).
     """
     limits = limits or BuildLimits()
     log_dir = pathlib.Path(log_dir)
@@ -359,7 +361,9 @@ def build_bot(
                 pass_fds=(parent_watch_fd(),),
             )
             try:
-                code = proc.wait(timeout_s)
+                code = build_progress.wait_build(
+                    proc, timeout_s, bot=spec.name, log_path=path, on_progress=on_progress
+                )
                 network.close()  # its summary before the verdict, which ends the log
                 if code in _BUILD_LIMIT_EXITS:
                     what, key = _BUILD_LIMIT_EXITS[code]
@@ -399,12 +403,14 @@ def build_bots(
     hidden: Sequence[str | os.PathLike[str]] = (),
     registries: Sequence[str] = buildnet.DEFAULT_REGISTRIES,
     on_built: Callable[[list[BotSpec], BuildResult], None] | None = None,
+    on_progress: build_progress.ProgressHook | None = None,
 ) -> dict[str, BuildResult]:
     """Build every bot folder with a build step once (a folder listed twice is built once).
 
     ``parallel`` builds at a time (None: one per core), each with
     :func:`build_bot` and the same ``limits`` and ``credentials``;
-    ``on_built(specs, result)`` hears of each folder as it finishes. Returns
+    ``on_built(specs, result)`` hears of each folder as it finishes, and
+    ``on_progress`` of each build as it runs (see :func:`build_bot`). Returns
     the result by bot name.
     """
     folders: dict[str | None, list[BotSpec]] = {}
@@ -428,6 +434,7 @@ def build_bots(
                 credentials=credentials,
                 hidden=hidden,
                 registries=registries,
+                on_progress=on_progress,
             ): group
             for group in folders.values()
         }
