@@ -16,6 +16,7 @@ output is the bot author's text.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -85,10 +86,8 @@ def wait_build(
             return proc.wait(min(TICK_S, left))
         except subprocess.TimeoutExpired:
             pass
-        try:
+        with contextlib.suppress(Exception):  # a display must never fail a build
             on_progress(bot, time.monotonic() - started, last_line(log_path))
-        except Exception:  # noqa: BLE001 (a display must never fail a build)
-            pass
 
 
 class BuildProgress:
