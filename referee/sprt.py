@@ -297,6 +297,13 @@ class SequentialTest:
         #: The status at the first decision (None before it).
         self.stop: SprtStatus | None = None
         self._robust = _Robust(settings.delta0, settings.delta1)
+        #: No decision before this many sets: ``min_sets``, and never before the robust
+        #: variance has a degree of freedom (n > SMALL_SAMPLE).
+        self.min_sets = (
+            settings.min_sets
+            if settings.model == "normal"
+            else max(settings.min_sets, SMALL_SAMPLE + 1)
+        )
         self._low: float | None = None
         self._high: float | None = None
         self._down = [0.0, 0.0]  # sum and sum of squares of the ladder heights down
@@ -312,7 +319,7 @@ class SequentialTest:
         else:
             self._robust.add(x)
             self.llr = self._robust.llr()
-        if n < s.min_sets:
+        if n < self.min_sets:
             return self.decision
         if s.model == "robust":
             self._ladder(self.llr)
@@ -383,7 +390,7 @@ class SequentialTest:
             # P(upper first) = (1 - e^{-k (x - lower)}) / (1 - e^{-k (upper - lower)})
             p_up = math.expm1(-k * (x - lower)) / math.expm1(-k * (upper - lower))
             left = (p_up * (upper - lower) - (x - lower)) / drift
-        return max(left, float(s.min_sets - n), 0.0)
+        return max(left, float(self.min_sets - n), 0.0)
 
     def status(self) -> SprtStatus:
         """The test now: after every set fed so far."""
@@ -397,7 +404,7 @@ class SequentialTest:
             self.decision,
             s.lower,
             s.upper,
-            s.min_sets,
+            self.min_sets,
             self.expected_sets_left(),
         )
 
