@@ -53,6 +53,7 @@ from typing import Any
 from referee import __version__, bwrap, procfs, seal
 from referee import sandbox as supervisor
 from referee.bots import BotSpec, BuildResult, build_bots, spec_folder
+from referee.build_progress import BuildProgress
 from referee.config import TournamentConfig
 from referee.match import GameRecord, GameSpec
 from referee.players.launcher import cpu_warning
@@ -303,7 +304,11 @@ class Tournament:
         self.echo(f"building {count} bot folder(s), {parallel} at a time ...")
         failed: dict[str, str] = {}
 
+        # A long, quiet build shows its time and its output's last line (referee.build_progress).
+        builds = BuildProgress()
+
         def built(group: list[BotSpec], result: BuildResult) -> None:
+            builds.done(group[0].name)
             names = ", ".join(s.name for s in group)
             where = os.path.relpath(result.log_path, self.layout.root)
             if result.ok:
@@ -326,6 +331,7 @@ class Tournament:
             hidden=self._hidden(),
             on_built=built,
             registries=self.config.build.registries,
+            on_progress=builds.update,
         )
         return failed
 
