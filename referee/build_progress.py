@@ -7,8 +7,9 @@ process as :meth:`subprocess.Popen.wait` would, and once a second hands
 last line the build wrote to its log. :class:`BuildProgress` is what the
 commands (``referee check-bot``, ``match``, ``tournament``) give it: a status
 line on stderr, rewritten in place on a terminal, and elsewhere (a CI log, a
-pipe) one line per build every :data:`QUIET_EVERY_S` seconds, so that a log
-shows a long build is alive without a line per second.
+pipe) a line once a build has run :data:`QUIET_FIRST_S` seconds and then
+every :data:`QUIET_EVERY_S`, so that a log shows a long build is alive
+without a line per second.
 
 Every line shown went through :func:`~referee.safetext.printable`: a build's
 output is the bot author's text.
@@ -27,11 +28,21 @@ from typing import TextIO
 
 from referee.safetext import printable
 
-__all__ = ["LINE_CHARS", "QUIET_EVERY_S", "BuildProgress", "last_line", "wait_build"]
+__all__ = [
+    "LINE_CHARS",
+    "QUIET_EVERY_S",
+    "QUIET_FIRST_S",
+    "BuildProgress",
+    "ProgressHook",
+    "last_line",
+    "wait_build",
+]
 
 #: How often, in seconds, a build's progress is reported to ``on_progress``.
 TICK_S = 1.0
-#: Off a terminal, one line per build at most this often (seconds).
+#: Off a terminal, a build's first line once it has run this long (seconds) ...
+QUIET_FIRST_S = 3.0
+#: ... and then one line per build at most this often.
 QUIET_EVERY_S = 15.0
 #: The most characters shown of a build's last line.
 LINE_CHARS = 100
@@ -120,7 +131,9 @@ class BuildProgress:
             self._running[bot] = (elapsed_s, line)
             if self.interactive:
                 self._redraw()
-            elif elapsed_s - self._printed.get(bot, 0.0) >= self.quiet_every_s:
+            elif elapsed_s - self._printed.get(bot, QUIET_FIRST_S - self.quiet_every_s) >= (
+                self.quiet_every_s
+            ):
                 self._printed[bot] = elapsed_s
                 self.stream.write(_status(bot, elapsed_s, line) + "\n")
                 self.stream.flush()
@@ -131,6 +144,14 @@ class BuildProgress:
             self._running.pop(bot, None)
             self._printed.pop(bot, None)
             if self.interactive:
+                self._redraw()
+
+    def clear(self) -> None:
+        """Every build has ended (or the next message is due): the status line goes."""
+        with self._lock:
+            self._running.clear()
+            self._printed.clear()
+            if self.interactive and self._width:
                 self._redraw()
 
     def _redraw(self) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 from referee import __version__, protocol
 from referee.bots import BotPool, BotSpec, build_bot
+from referee.build_progress import ProgressHook
 from referee.checkbot.calls import CallFailed, Calls, Gone
 from referee.checkbot.checks import (
     Tallies,
@@ -58,8 +59,10 @@ class _Checker:
         limits: Limits | None = None,
         sandbox: str = "bwrap",
         build_credentials: Collection[str] = (),
+        on_build_progress: ProgressHook | None = None,
     ) -> None:
         self.spec = spec
+        self.on_build_progress = on_build_progress
         #: The kinds of credentials its build may see (``build.credentials`` of a tournament).
         self.build_credentials = tuple(build_credentials)
         #: A tournament's defaults unless given: the bot is started as a tournament starts it.
@@ -120,6 +123,7 @@ class _Checker:
                 sandbox=self.sandbox,
                 credentials=self.build_credentials,
                 hidden=[self.out_dir],
+                on_progress=self.on_build_progress,
             )
             if not built.ok:
                 tail = built.tail.splitlines()[-8:]
@@ -321,12 +325,14 @@ def check_bot(
     limits: Limits | None = None,
     sandbox: str = "bwrap",
     build_credentials: Collection[str] = (),
+    on_build_progress: ProgressHook | None = None,
 ) -> Report:
     """Run every check on the bot ``spec`` and return the report (never raises on bot faults).
 
     A launched bot is built and started as a tournament does it: in the same
     sandbox, with the same limits (a tournament's defaults unless given); its
-    build sees the credentials of ``build_credentials``' kinds only.
+    build sees the credentials of ``build_credentials``' kinds only;
+    ``on_build_progress`` hears how its build goes (:mod:`referee.build_progress`).
     """
     out = pathlib.Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -343,6 +349,7 @@ def check_bot(
         limits=limits,
         sandbox=sandbox,
         build_credentials=build_credentials,
+        on_build_progress=on_build_progress,
     )
     try:
         checker.run()

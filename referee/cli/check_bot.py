@@ -11,6 +11,7 @@ import sys
 import click
 
 from referee.bots import BotSpecError, parse_bot
+from referee.build_progress import BuildProgress
 from referee.build_settings import CREDENTIAL_KINDS
 from referee.checkbot import check_bot as run_checks
 from referee.cli.options import SECONDS, check_sandbox_or_fail, sandbox_option
@@ -149,8 +150,12 @@ def check_bot(
             param_hint="--out",
         )
 
+    # A long, quiet build (a cold Go or Rust one) shows its time and its output's last line.
+    builds = BuildProgress() if output_format == "text" else None
+
     def progress(message: str) -> None:
-        if output_format == "text":
+        if builds is not None:
+            builds.clear()  # the build is over when the next step begins
             click.echo(f"check-bot: {message} ...", err=True)
 
     try:
@@ -165,6 +170,7 @@ def check_bot(
             progress=progress,
             sandbox=sandbox,
             build_credentials=kinds,
+            on_build_progress=builds.update if builds else None,
         )
     except KeyboardInterrupt:
         click.echo("\ninterrupted; the bot has been stopped", err=True)

@@ -13,6 +13,7 @@ import click
 from tabulate import tabulate
 
 from referee.bots import BotPool, BotSpec, BotSpecError, build_bots, parse_bot
+from referee.build_progress import BuildProgress
 from referee.cli.options import (
     check_sandbox_or_fail,
     make_policies,
@@ -170,7 +171,15 @@ def match(
         for spec in specs:
             if spec.build:
                 click.echo(f"building {spec.name} ({spec.build}) ...", err=True)
-        results = build_bots(specs, out_dir / "builds", sandbox=sandbox, hidden=[out_dir])
+        builds = BuildProgress()
+        results = build_bots(
+            specs,
+            out_dir / "builds",
+            sandbox=sandbox,
+            hidden=[out_dir],
+            on_progress=builds.update,
+            on_built=lambda group, _result: builds.done(group[0].name),
+        )
         for spec in specs:
             result = results.get(spec.name)
             if result is not None and not result.ok:
