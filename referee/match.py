@@ -433,6 +433,11 @@ class _Game:
         state, game_id = self.state, self.spec.game_id
         count = state.rules.pass_count
         asks: dict[int, Any] = {}
+        # Passes are simultaneous: no request shows another's pass. Bots frozen between their
+        # calls are asked one at a time all the same, so that no bot runs while another
+        # thinks (a bot asked at the same moment could burn every core meanwhile).
+        remote = [p.player for p in self.seats if isinstance(p.player, RemotePlayer)]
+        one_by_one = bool(remote) and all(p.runs_only_when_asked for p in remote)
         for s in state.to_act():
             seat = self.seats[s]
             if seat.forfeited:
@@ -445,7 +450,7 @@ class _Game:
             ) -> Any:
                 return seat.player.pass_cards(game_id, view, d, deadline)
 
-            if isinstance(seat.player, RemotePlayer):
+            if isinstance(seat.player, RemotePlayer) and not one_by_one:
                 asks[s] = _CALL_POOL.submit(self.ask, seat, question)
             else:
                 asks[s] = self.ask(seat, question)

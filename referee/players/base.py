@@ -62,6 +62,10 @@ class Player(abc.ABC):
 
     #: The bot's identity from its handshake (or built-in description).
     info: BotInfo
+    #: True if the bot cannot run between its calls (a launched bot frozen in between): the
+    #: match runner then asks the simultaneous passes one seat at a time, so that no bot
+    #: runs while another thinks.
+    runs_only_when_asked: bool = False
 
     @abc.abstractmethod
     def pass_cards(

@@ -296,6 +296,11 @@ class LaunchedBot(Connection):
         return conn.address if conn else None
 
     @property
+    def runs_only_when_asked(self) -> bool:  # type: ignore[override]
+        """True when the bot is frozen between its calls (see :class:`CpuMode`)."""
+        return self.cpu_mode == CpuMode.FREEZE
+
+    @property
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None
 

@@ -59,6 +59,8 @@ class Connection:
     """What a :class:`RemotePlayer` calls: a bot server, fixed or launched."""
 
     info: BotInfo
+    #: See :attr:`referee.players.base.Player.runs_only_when_asked`.
+    runs_only_when_asked: bool = False
 
     def call(self, rpc: str, request: Any, timeout_s: float) -> Any:
         raise NotImplementedError
@@ -175,6 +177,10 @@ class RemotePlayer(Player):
     @property
     def info(self) -> BotInfo:  # type: ignore[override]
         return self.connection.info
+
+    @property
+    def runs_only_when_asked(self) -> bool:  # type: ignore[override]
+        return self.connection.runs_only_when_asked
 
     def take_note(self, game_id: str, decision_id: str) -> str | None:
         with self._notes_lock:
