@@ -260,6 +260,10 @@ def _remove_build_cgroup(name: str) -> None:
         group.remove()
 
 
+#: How long a ``HOST:PORT`` bot may refuse connections before it is said not to be running.
+REFUSED_S = 2.0
+
+
 def build_bot(
     spec: BotSpec,
     log_dir: str | os.PathLike[str],
@@ -532,7 +536,8 @@ class BotPool:
             conn = BotConnection(spec.address, max_message_bytes=policy.max_message_bytes)
             with self._lock:
                 self._connections.append(conn)
-            conn.wait_serving(tc.startup_timeout_ms / 1000)
+            # A HOST:PORT bot is started by the user: refused connections mean it is not running.
+            conn.wait_serving(tc.startup_timeout_ms / 1000, refused_s=REFUSED_S)
             conn.handshake(max(tc.notify_timeout_ms / 1000, 5.0))
             player = RemotePlayer(conn)
         else:
@@ -583,6 +588,11 @@ class BotPool:
         def run(spec: BotSpec) -> None:
             try:
                 start(spec)
+            except BotFault as fault:
+                # Several bots start at once: the message says which one did not.
+                errors.append(
+                    BotFault(fault.kind, f"{spec.name}: {fault.message}", status=fault.status)
+                )
             except BaseException as error:
                 errors.append(error)
 

@@ -29,6 +29,7 @@ from typing import IO, Any, BinaryIO, ClassVar, TextIO
 
 from referee import durable
 from referee.engine import Card, InvalidCardError, MoonScoring, PassDirection, Rules, RulesError
+from referee.safetext import shown_name
 
 __all__ = [
     "LOG_FORMAT",
@@ -205,6 +206,8 @@ def _records(path: pathlib.Path, handle: IO[str]) -> Iterator[tuple[int, dict[st
         try:
             record = json.loads(line)
         except json.JSONDecodeError as error:
+            if number == 1 and (document := _json_document(path)) is not None:
+                raise LogError(path, 1, _not_a_log(document)) from None
             truncated = "" if line.endswith("\n") else " (the file ends mid-line: truncated?)"
             raise LogError(path, number, f"not JSON: {error.msg}{truncated}") from None
         except ValueError:  # an integer of thousands of digits
@@ -212,6 +215,8 @@ def _records(path: pathlib.Path, handle: IO[str]) -> Iterator[tuple[int, dict[st
         except RecursionError:
             raise LogError(path, number, "not a log record: nested too deeply") from None
         if not isinstance(record, dict) or "type" not in record:
+            if number == 1:
+                raise LogError(path, 1, _not_a_log(record))
             raise LogError(path, number, "not a log record (an object with a 'type')")
         if number == 1:
             if record.get("type") != "game" or record.get("format") != LOG_FORMAT:
@@ -225,6 +230,29 @@ def _records(path: pathlib.Path, handle: IO[str]) -> Iterator[tuple[int, dict[st
                     f"log version {record.get('version')!r}; this referee reads {LOG_VERSION}",
                 )
         yield number, record
+
+
+def _json_document(path: pathlib.Path) -> Any:
+    """The file as one JSON document (standings.json, tournament.json), or None if it is not one."""
+    try:
+        with open_log(path) as handle:
+            data = handle.read(64 * 1024 * 1024 + 1)
+        if len(data) > 64 * 1024 * 1024:
+            return None
+        return json.loads(data)
+    except (OSError, ValueError, RecursionError, EOFError, zlib.error):
+        return None
+
+
+def _not_a_log(document: Any) -> str:
+    """Why valid JSON that does not start with a record is not a game log, naming what it is."""
+    kind = document.get("format") if isinstance(document, dict) else None
+    what = f" ({shown_name(kind)})" if isinstance(kind, str) else ""
+    return (
+        f"valid JSON{what}, but not a game log: a game log is JSON Lines, one record a line, "
+        "the first a game header; give a game's .jsonl(.gz) file, or a tournament folder "
+        "with --game"
+    )
 
 
 # Reading fields ---------------------------------------------------------------

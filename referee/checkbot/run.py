@@ -19,7 +19,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from referee import __version__, protocol
-from referee.bots import BotPool, BotSpec, build_bot
+from referee.bots import REFUSED_S, BotPool, BotSpec, build_bot
 from referee.build_progress import ProgressHook
 from referee.checkbot.calls import CallFailed, Calls, Gone
 from referee.checkbot.checks import (
@@ -152,7 +152,7 @@ class _Checker:
             if spec.address:
                 conn: Connection = BotConnection(spec.address)
                 self.conn = conn
-                conn.wait_serving(self.startup_timeout_s)
+                conn.wait_serving(self.startup_timeout_s, refused_s=REFUSED_S)
                 what = f"answering at {spec.address}"
             else:
                 assert spec.command is not None

@@ -15,6 +15,7 @@ of a damaged file shows its beginning and end only.
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
 import click
@@ -94,7 +95,23 @@ class RefereeGroup(click.Group):
             raise
         except (click.exceptions.Exit, click.Abort, SystemExit, KeyboardInterrupt):
             raise
+        except BrokenPipeError:
+            # The reader went away (`referee replay LOG | head`): what it wanted it has, so
+            # stop quietly, as cat and git do. Python would complain again on exit when it
+            # flushes stdout: point stdout at /dev/null first.
+            _quiet_stdout()
+            raise click.exceptions.Exit(0) from None
         except Exception as error:
             if _debug():
                 raise
             raise as_click_error(error) from None
+
+
+def _quiet_stdout() -> None:
+    """Send what is left of stdout to /dev/null (the pipe's reader has gone)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass  # not a real file (a test's capture): nothing will complain

@@ -86,10 +86,19 @@ class BotConnection(Connection):
         except grpc.RpcError as error:
             raise fault_of(error, rpc) from None
 
-    def wait_serving(self, timeout_s: float, alive: Any = None) -> None:
-        """Wait until the health service says SERVING; ``alive()`` false aborts."""
-        deadline = time.monotonic() + timeout_s
+    def wait_serving(
+        self, timeout_s: float, alive: Any = None, *, refused_s: float | None = None
+    ) -> None:
+        """Wait until the health service says SERVING; ``alive()`` false aborts.
+
+        With ``refused_s``, a connection refused for that long ends the wait at
+        once: a bot the user says is running (``HOST:PORT``) is not, and waiting
+        the whole ``timeout_s`` for it helps nobody.
+        """
+        started = time.monotonic()
+        deadline = started + timeout_s
         last = "no answer"
+        refused_since: float | None = None
         while True:
             if alive is not None and not alive():
                 raise BotFault(FaultKind.START_FAILED, "the bot process exited while starting")
@@ -110,6 +119,18 @@ class BotConnection(Connection):
                 last = f"{error.code().name}"
                 if error.code() == grpc.StatusCode.UNIMPLEMENTED:
                     return  # no health service: the handshake will tell
+                if "connection refused" in (error.details() or "").lower():
+                    now = time.monotonic()
+                    refused_since = now if refused_since is None else refused_since
+                    if refused_s is not None and now - refused_since >= refused_s:
+                        raise BotFault(
+                            FaultKind.START_FAILED,
+                            f"nothing is listening at {self.address} (connection refused "
+                            f"for {now - started:.1f} s): start the bot first, or check the "
+                            "host and port",
+                        ) from None
+                else:
+                    refused_since = None
             time.sleep(0.05)
 
     def handshake(self, timeout_s: float) -> BotInfo:

@@ -1,0 +1,85 @@
+"""The rough edges a new user meets (issue 29), each as the user met it, from the command line."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import socket
+import subprocess
+import sys
+
+from click.testing import CliRunner
+
+from referee.cli import cli
+from tests.helpers import launched_pids  # noqa: F401 (an autouse fixture)
+
+REPLAY_LOG = pathlib.Path(__file__).resolve().parents[1] / "replay" / "data" / "moon.jsonl"
+
+
+def test_replay_into_head_ends_quietly():
+    """``referee replay LOG | head``: no "Error: Broken pipe", exit 0."""
+    run = subprocess.run(
+        f"{sys.executable} -m referee.cli replay {REPLAY_LOG} | head -3",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        executable="/bin/bash",
+    )
+    assert len(run.stdout.splitlines()) == 3
+    assert "Broken pipe" not in run.stderr and "Error" not in run.stderr, run.stderr
+    status = subprocess.run(
+        f"set -o pipefail; {sys.executable} -m referee.cli replay {REPLAY_LOG} | head -1",
+        shell=True,
+        capture_output=True,
+        timeout=120,
+        check=False,
+        executable="/bin/bash",
+    )
+    assert status.returncode == 0
+
+
+def test_replay_of_a_standings_file_says_it_is_not_a_game_log(tmp_path: pathlib.Path):
+    standings = tmp_path / "standings.json"
+    data = {"format": "hearts-referee/standings", "version": 1, "bots": []}
+    standings.write_text(json.dumps(data, indent=2))
+    result = CliRunner().invoke(cli, ["replay", str(standings)])
+    assert result.exit_code == 1
+    assert "not JSON" not in result.output
+    assert f"{standings}:1: valid JSON (hearts-referee/standings), but not a game log" in (
+        result.output
+    )
+
+
+def _refusing_port() -> int:
+    """A local port nothing listens on (bound, then closed)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_check_bot_of_an_address_nobody_listens_on_says_so_at_once(tmp_path: pathlib.Path):
+    """Refused connections end the wait (before: the whole startup timeout, then "not serving")."""
+    port = _refusing_port()
+    result = CliRunner().invoke(
+        cli,
+        ["check-bot", f"127.0.0.1:{port}", "--startup-timeout-s", "600", "--out", str(tmp_path)],
+    )
+    assert result.exit_code == 1
+    assert f"nothing is listening at 127.0.0.1:{port} (connection refused" in result.output
+    assert "start the bot first" in result.output
+
+
+def test_match_names_the_bot_that_did_not_start(tmp_path: pathlib.Path):
+    crashing = tmp_path / "crasher.py"
+    crashing.write_text("import sys\nsys.exit(3)\n")
+    result = CliRunner().invoke(
+        cli,
+        [
+            "match", "random", f"{sys.executable} {crashing} --address {{address}}", "random",
+            "random", "--sandbox", "none", "--startup-timeout-s", "30", "--out", str(tmp_path / "o"),
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "a bot did not start: crasher: the bot process exited while starting" in result.output
