@@ -20,7 +20,8 @@ import os
 import pathlib
 import re
 import shutil
-from collections.abc import Iterator
+import subprocess
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 __all__ = [
@@ -204,15 +205,66 @@ def _check_destination(dest: pathlib.Path) -> None:
             )
 
 
-def _copy(source: pathlib.Path, target: pathlib.Path, old: str | None, new: str | None) -> None:
+#: The author the kits name (in bot.yaml and the handshake), replaced by the user's.
+KIT_AUTHOR = "Hearts referee authors"
+#: What stands in for the author when none is given and git knows of none.
+AUTHOR_PLACEHOLDER = "your name"
+#: The most characters of an author.
+AUTHOR_CHARS = 64
+#: Characters an author may not have: it goes into string literals of six languages
+#: (single- and double-quoted) and a plain YAML scalar.
+_AUTHOR_REFUSED = frozenset("\"'\\`#:{}[]$%&*|<>")
+
+
+def author_problem(author: str) -> str | None:
+    """Why ``author`` cannot go into a kit's files, or None.
+
+    >>> author_problem("Ada Lovelace") is None
+    True
+    >>> print(author_problem("Ada: the first"))
+    the author 'Ada: the first' has ':', which the kits' source files cannot hold: use letters, digits, spaces and . , - _ @ ( ) +
+    """
+    if not author.strip():
+        return "the author is empty"
+    if len(author) > AUTHOR_CHARS:
+        return f"the author has {len(author)} characters; at most {AUTHOR_CHARS}"
+    for char in author:
+        if char in _AUTHOR_REFUSED or not char.isprintable():
+            return (
+                f"the author {author!r} has {char!r}, which the kits' source files cannot "
+                "hold: use letters, digits, spaces and . , - _ @ ( ) +"
+            )
+    return None
+
+
+def default_author() -> str:
+    """git's ``user.name`` where it is set and fits (:func:`author_problem`), else a placeholder."""
+    try:
+        run = subprocess.run(
+            ["git", "config", "user.name"], capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return AUTHOR_PLACEHOLDER
+    name = run.stdout.strip()
+    if run.returncode != 0 or author_problem(name) is not None:
+        return AUTHOR_PLACEHOLDER
+    return name
+
+
+def _copy(
+    source: pathlib.Path, target: pathlib.Path, replacements: Sequence[tuple[str, str]]
+) -> None:
     data = source.read_bytes()
-    if old and new and old != new:
+    wanted = [(old, new) for old, new in replacements if old and new and old != new]
+    if wanted:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             pass  # not text: copied as it is
         else:
-            data = text.replace(old, new).encode("utf-8")
+            for old, new in wanted:
+                text = text.replace(old, new)
+            data = text.encode("utf-8")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(data)
     executable = os.stat(source).st_mode & 0o100
@@ -220,14 +272,22 @@ def _copy(source: pathlib.Path, target: pathlib.Path, old: str | None, new: str 
 
 
 def new_bot(
-    language: str, dest: str | os.PathLike[str], *, name: str | None = None
+    language: str,
+    dest: str | os.PathLike[str],
+    *,
+    name: str | None = None,
+    author: str | None = None,
 ) -> tuple[str, list[pathlib.PurePosixPath]]:
-    """Write the ``language`` kit into ``dest`` (new or empty) as the bot ``name``.
+    """Write the ``language`` kit into ``dest`` (new or empty) as the bot ``name`` by ``author``.
 
     ``name`` defaults to the folder's name (:func:`bot_name`); it replaces the
-    kit's own name (``go-starter``) in every text file. Returns the name and
-    the files written, relative to ``dest``.
+    kit's own name (``go-starter``) in every text file, and ``author``
+    (default :data:`AUTHOR_PLACEHOLDER`) the kit's author. Returns the name
+    and the files written, relative to ``dest``.
     """
+    author = AUTHOR_PLACEHOLDER if author is None else author
+    if (problem := author_problem(author)) is not None:
+        raise ScaffoldError(problem)
     dest = pathlib.Path(dest)
     folder = kit_folder(language)
     name = check_name(name) if name is not None else bot_name(dest)
@@ -240,7 +300,9 @@ def new_bot(
     files = kit_files(folder)
     dest.mkdir(parents=True, exist_ok=True)
     for relative in files:
-        _copy(folder / relative, dest / relative, kit_name(language), name)
+        _copy(
+            folder / relative, dest / relative, [(kit_name(language), name), (KIT_AUTHOR, author)]
+        )
     return name, files
 
 
@@ -284,6 +346,6 @@ def package_kits(repository: pathlib.Path, target: pathlib.Path) -> list[pathlib
         folder = repository / relative
         pairs += [(folder / f, target / relative / f) for f in kit_files(folder)]
     for source, dest in pairs:
-        _copy(source, dest, None, None)
+        _copy(source, dest, [])
         written.append(dest)
     return written

@@ -83,3 +83,28 @@ def test_match_names_the_bot_that_did_not_start(tmp_path: pathlib.Path):
     )  # fmt: skip
     assert result.exit_code == 1
     assert "a bot did not start: crasher: the bot process exited while starting" in result.output
+
+
+def test_new_bot_writes_the_users_author_not_the_referees(tmp_path: pathlib.Path, monkeypatch):
+    ts = tmp_path / "ts-bot"
+    result = CliRunner().invoke(cli, ["new-bot", "typescript", str(ts), "--author", "Ada Lovelace"])
+    assert result.exit_code == 0, result.output
+    assert "author: Ada Lovelace\n" in (ts / "bot.yaml").read_text()
+    assert "const BOT_AUTHOR = 'Ada Lovelace';" in (ts / "src" / "main.ts").read_text()
+    # Without --author: git's user.name, and where git has none, a placeholder to edit.
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "gitconfig").write_text("[user]\n\tname = Grace Hopper\n")
+    py = tmp_path / "py-bot"
+    assert CliRunner().invoke(cli, ["new-bot", "python", str(py)]).exit_code == 0
+    assert "author: Grace Hopper\n" in (py / "bot.yaml").read_text()
+    (tmp_path / "gitconfig").write_text("")
+    anon = tmp_path / "anon-bot"
+    result = CliRunner().invoke(cli, ["new-bot", "go", str(anon)])
+    assert result.exit_code == 0, result.output
+    assert "author: your name\n" in (anon / "bot.yaml").read_text()
+    assert "Hearts referee authors" not in (anon / "main.go").read_text()
+    assert "give --author" in result.output
+    bad = CliRunner().invoke(cli, ["new-bot", "go", str(tmp_path / "bad"), "--author", 'x"y'])
+    assert bad.exit_code == 1 and "the author 'x\"y' has '\"'" in bad.output

@@ -92,7 +92,8 @@ def test_new_bot_writes_exactly_the_kits_files_in_git(
     language: str, tmp_path: pathlib.Path
 ) -> None:
     dest = tmp_path / scaffold.kit_name(language)  # the default name is the kit's own
-    code, output = _new_bot(language, str(dest))
+    # The kit's own author too (without --author new-bot writes git's user.name).
+    code, output = _new_bot(language, str(dest), "--author", scaffold.KIT_AUTHOR)
     assert code == 0, output
     assert _differences(_written(dest), _tracked(language)) == []
 
