@@ -103,7 +103,9 @@ def test_new_bot_gives_the_bot_its_name_everywhere_the_kit_has_its_own(
     language: str, tmp_path: pathlib.Path
 ) -> None:
     dest = tmp_path / "somewhere"
-    code, output = _new_bot(language, str(dest), "--name", "table-shark")
+    code, output = _new_bot(
+        language, str(dest), "--name", "table-shark", "--author", scaffold.KIT_AUTHOR
+    )
     assert code == 0, output
     own = scaffold.kit_name(language).encode()
     want = {
@@ -243,7 +245,10 @@ def test_a_wheel_carries_the_kits_and_new_bot_works_from_it(tmp_path: pathlib.Pa
     for language in LANGUAGES:
         dest = tmp_path / "bots" / scaffold.kit_name(language)
         run = subprocess.run(
-            [sys.executable, "-m", "referee.cli", "new-bot", language, str(dest)],
+            [
+                *(sys.executable, "-m", "referee.cli", "new-bot", language, str(dest)),
+                *("--author", scaffold.KIT_AUTHOR),
+            ],
             capture_output=True,
             text=True,
             env=env,
