@@ -41,7 +41,7 @@ from typing import Any
 import pytest
 
 from referee import sandbox as supervisor
-from referee.config import load_config
+from referee.config import ConfigError, load_config
 from referee.gamelog import read_log
 from referee.pb.hearts.v1 import hearts_pb2 as pb
 from referee.players import BotFault, LaunchedBot
@@ -319,3 +319,16 @@ def test_a_pondering_bot_is_never_frozen(tmp_path: pathlib.Path) -> None:
         assert cpu_over(group, 2.0) > 0.2
     finally:
         bot.close()
+
+
+def test_limits_ponder_is_a_flag_named_in_errors(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "t.yaml"
+    bots = "bots: {a: random, b: random, c: heuristic, d: heuristic}\n"
+    path.write_text(bots + "limits: {ponder: 3}\n")
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert str(error.value) == f"{path}: limits.ponder: expected true or false, got 3"
+    path.write_text(bots + "limits: {ponder: true}\n")
+    assert load_config(path).limits.ponder is True
+    # Left out of the record when false, so that older folders' config hashes still match.
+    assert "ponder" not in Limits().to_dict() and Limits(ponder=True).to_dict()["ponder"]
