@@ -29,7 +29,7 @@ from typing import IO, Any
 
 from referee import __version__, durable, seal
 from referee.match import GameRecord
-from referee.standings import Standings, compute_standings
+from referee.standings import RANKING_KEYS, Standings, compute_standings
 from referee.tournament.schedule import ScheduledGame
 
 __all__ = [
@@ -542,7 +542,7 @@ _STATE_KEYS: dict[str, tuple[bool, Any, str]] = {
         "an object of bot name: reason",
     ),
     "games_scheduled": (False, lambda v: v is None or (_is_int(v) and v >= 0), "a number"),
-    "ranking": (False, lambda v: isinstance(v, str), "a ranking key"),
+    "ranking": (False, lambda v: v in RANKING_KEYS, f"a ranking key ({', '.join(RANKING_KEYS)})"),
     "created_at": (False, lambda v: isinstance(v, str), "a time"),
     "referee_version": (False, lambda v: isinstance(v, str), "a version"),
     "key_id": (False, lambda v: v is None or isinstance(v, str), "the key's id (hex digits)"),
