@@ -340,6 +340,11 @@ def _decision(record: dict[str, Any]) -> str:
     return decision or ""
 
 
+def _shown_value(value: Any) -> str:
+    """A value from a log, short and printable, for a message."""
+    return shown_name(json.dumps(value, default=str))
+
+
 def _note(record: dict[str, Any]) -> str | None:
     """A decision's note (hearts.v1 ``note``): a string when recorded, else None.
 
@@ -495,6 +500,14 @@ class GameHeader(LogRecord):
                 )
             )
         policy, control, meta = (record.get(k) for k in ("fault_policy", "time_control", "meta"))
+        for key, value in (("fault_policy", policy), ("time_control", control), ("meta", meta)):
+            # Absent in hand-written and early logs; present, an object: a list or a number
+            # would read as "no fault policy", and verify would check no forfeits at all.
+            if value is not None and not isinstance(value, dict):
+                raise RecordError(
+                    f"the header's {key!r} should be an object, not {type(value).__name__} "
+                    f"{_shown_value(value)}"
+                )
         return cls(
             format=str(record.get("format", "")),
             version=record.get("version", LOG_VERSION),

@@ -108,3 +108,37 @@ def test_new_bot_writes_the_users_author_not_the_referees(tmp_path: pathlib.Path
     assert "give --author" in result.output
     bad = CliRunner().invoke(cli, ["new-bot", "go", str(tmp_path / "bad"), "--author", 'x"y'])
     assert bad.exit_code == 1 and "the author 'x\"y' has '\"'" in bad.output
+
+
+def test_standings_name_the_file_and_key_of_an_unknown_ranking(
+    mini_tournament: pathlib.Path, tmp_path: pathlib.Path
+):
+    from tests.helpers import copy_folder
+
+    folder = copy_folder(mini_tournament, tmp_path)
+    state = json.loads((folder / "tournament.json").read_text())
+    state["ranking"] = "speed"
+    (folder / "tournament.json").write_text(json.dumps(state))
+    result = CliRunner().invoke(cli, ["standings", str(folder)])
+    assert result.exit_code == 1
+    assert "internal error" not in result.output
+    assert f"{folder / 'tournament.json'}: ranking: expected a ranking key" in result.output
+    assert 'got "speed"' in result.output
+    # A future version is named too.
+    state["ranking"], state["version"] = "points", 99
+    (folder / "tournament.json").write_text(json.dumps(state))
+    result = CliRunner().invoke(cli, ["standings", str(folder)])
+    assert result.exit_code == 1 and "state version 99" in result.output
+
+
+def test_verify_refuses_a_header_whose_fault_policy_is_a_list(tmp_path: pathlib.Path):
+    lines = REPLAY_LOG.read_text().splitlines()
+    header = json.loads(lines[0])
+    assert isinstance(header["fault_policy"], dict)
+    header["fault_policy"] = [5]
+    lines[0] = json.dumps(header)
+    log = tmp_path / "list-policy.jsonl"
+    log.write_text("\n".join(lines) + "\n")
+    result = CliRunner().invoke(cli, ["verify", str(log)])
+    assert result.exit_code == 1
+    assert "the header's 'fault_policy' should be an object, not list [5]" in result.output
