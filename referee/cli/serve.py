@@ -33,8 +33,12 @@ def serve(runs_dir: pathlib.Path, host: str, port: int) -> None:
     test. Tournaments still being played update without a reload. See
     docs/serve.md.
     """
+    from referee.web.server import bind_problem, warning_for
     from referee.web.server import serve as run
-    from referee.web.server import warning_for
+
+    problem = bind_problem(host, port)
+    if problem:
+        raise click.ClickException(problem)
 
     warning = warning_for(host)
     if warning:

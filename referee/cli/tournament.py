@@ -134,7 +134,11 @@ def tournament(
 
 def _serve(root: pathlib.Path, host: str, port: int) -> Any:
     """Start serving the output folder in the background (``--serve``)."""
-    from referee.web.server import BackgroundServer, warning_for
+    from referee.web.server import BackgroundServer, bind_problem, warning_for
+
+    problem = bind_problem(host, port)
+    if problem:
+        raise click.ClickException(problem)
 
     warning = warning_for(host)
     if warning:

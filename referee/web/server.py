@@ -8,9 +8,11 @@ be changed through it.
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import logging
 import pathlib
+import socket
 import threading
 from collections.abc import Callable
 
@@ -18,7 +20,7 @@ import uvicorn
 
 from referee.web.app import LOOPBACK_HOSTS, create_app
 
-__all__ = ["BackgroundServer", "is_loopback", "serve", "warning_for"]
+__all__ = ["BackgroundServer", "bind_problem", "is_loopback", "serve", "warning_for"]
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +69,31 @@ def _config(runs_dir: pathlib.Path, host: str, port: int, *, quiet: bool = False
     )
 
 
+def bind_problem(host: str, port: int) -> str | None:
+    """Why ``host:port`` cannot be served (the port in use, an address not of this
+    machine), or None; asked before saying "serving on", which uvicorn would
+    only contradict afterwards. Port 0 (a free one) always binds."""
+    if port == 0:
+        return None
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as error:
+        return f"cannot serve on {host}:{port}: {error.strerror or error}"
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind(address)
+        except OSError as error:
+            hint = (
+                " (another referee serve? choose another --port, or --port 0 for a free one)"
+                if error.errno == errno.EADDRINUSE
+                else ""
+            )
+            return f"cannot serve on {host}:{port}: {error.strerror or error}{hint}"
+    return None
+
+
 def serve(runs_dir: pathlib.Path, *, host: str = "127.0.0.1", port: int = 8000) -> None:
     """Serve ``runs_dir`` until Ctrl-C."""
     _Server(_config(runs_dir, host, port)).run()
@@ -93,8 +120,10 @@ class BackgroundServer:
         try:
             self._server.run()
         except (OSError, SystemExit) as error:
+            # uvicorn exits with code 3 when it cannot start; it has logged why.
+            why = "the server did not start" if isinstance(error, SystemExit) else str(error)
             if self._on_error:
-                self._on_error(f"cannot serve on {self.host}:{self.port}: {error}")
+                self._on_error(f"cannot serve on {self.host}:{self.port}: {why}")
 
     @property
     def url(self) -> str:

@@ -142,3 +142,35 @@ def test_verify_refuses_a_header_whose_fault_policy_is_a_list(tmp_path: pathlib.
     result = CliRunner().invoke(cli, ["verify", str(log)])
     assert result.exit_code == 1
     assert "the header's 'fault_policy' should be an object, not list [5]" in result.output
+
+
+def test_serve_on_a_busy_port_says_so_first(tmp_path: pathlib.Path):
+    """Before: "serving on ..." then uvicorn's errno; tournament --serve printed a stray ": 3"."""
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = CliRunner().invoke(cli, ["serve", str(tmp_path), "--port", str(port)])
+        assert result.exit_code == 1
+        assert "serving" not in result.output
+        assert f"cannot serve on 127.0.0.1:{port}: Address already in use" in result.output
+        assert "--port 0 for a free one" in result.output
+        config = tmp_path / "t.yaml"
+        config.write_text("name: t\nbots: {a: random, b: random, c: random, d: random}\n")
+        result = CliRunner().invoke(
+            cli,
+            [
+                "tournament",
+                str(config),
+                "--out",
+                str(tmp_path / "out"),
+                "--serve",
+                "--port",
+                str(port),
+                "--quiet",
+            ],
+        )
+        assert result.exit_code == 1
+        assert f"cannot serve on 127.0.0.1:{port}: Address already in use" in result.output
+        assert ": 3" not in result.output
+        assert not (tmp_path / "out" / "journal.jsonl").exists()  # nothing was played
