@@ -526,7 +526,16 @@ def _num(value: float | None, digits: int = 2) -> str:
 
 
 def _faults_text(faults: Mapping[str, int]) -> str:
-    return ", ".join(f"{shown_name(k)} {v}" for k, v in sorted(faults.items())) or "-"
+    """``timeout 2, rpc_error 1``, or ``0`` (as forfeits show none: ``-`` means not known)."""
+    return ", ".join(f"{shown_name(k)} {v}" for k, v in sorted(faults.items())) or "0"
+
+
+#: The line under the table that says what its rating columns are.
+LEGEND = (
+    "pts/hand: points per hand (lower is better) with its 95% CI over the duplicate sets; "
+    "rank 95%: the rank's bootstrap interval; mu, sigma: the OpenSkill (Plackett-Luce) rating "
+    "and its uncertainty; ordinal = mu - 3 sigma, a conservative rating"
+)
 
 
 _HEADERS = [
@@ -658,6 +667,7 @@ def render(standings: Standings, fmt: str = "table") -> str:
     parts = [
         ("## " if markdown else "") + _title(standings),
         tabulate(rows, headers=_HEADERS, tablefmt=style, disable_numparse=True),
+        LEGEND,
         *([tied] if tied else []),
         *(f"[{n}] {bot}: {text}" for n, (bot, text) in enumerate(notes, start=1)),
         *(

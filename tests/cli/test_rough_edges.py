@@ -174,3 +174,31 @@ def test_serve_on_a_busy_port_says_so_first(tmp_path: pathlib.Path):
         assert f"cannot serve on 127.0.0.1:{port}: Address already in use" in result.output
         assert ": 3" not in result.output
         assert not (tmp_path / "out" / "journal.jsonl").exists()  # nothing was played
+
+
+def test_the_standings_table_has_a_legend_and_shows_zero_faults_as_zero(tmp_path: pathlib.Path):
+    result = CliRunner().invoke(
+        cli,
+        [
+            "match",
+            "heuristic",
+            "random",
+            "random",
+            "--games",
+            "3",
+            "--seed",
+            "2",
+            "--target",
+            "26",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("rank "))
+    assert lines[header].split()[-3:] == ["faults", "forfeits", "status"]
+    for row in lines[header + 2 : header + 5]:
+        assert row.split()[-3:] == ["0", "0", "ok"], row  # no faults, no forfeits: both 0
+    assert "mu, sigma: the OpenSkill (Plackett-Luce) rating and its uncertainty" in result.stdout
+    assert "ordinal = mu - 3 sigma" in result.stdout
