@@ -203,3 +203,18 @@ def _summary(result: RunResult) -> None:
         f"{result.games_done} of {result.games_scheduled} done; output: {result.out_dir}",
         err=True,
     )
+    if result.games_done:
+        click.echo(next_steps(result.out_dir), err=True)
+
+
+def next_steps(out_dir: pathlib.Path) -> str:
+    """What to do with a played folder: see it in the browser, replay a game, audit it."""
+    out = shlex.quote(str(out_dir))
+    runs = shlex.quote(str(out_dir.parent))
+    steps = [
+        (f"referee serve {runs}", "standings, bots and replays in the browser"),
+        (f"referee replay {out}", "its games; --game ID [--seat BOT] replays one"),
+        (f"referee verify {out}", "replay every game through the engine (an audit)"),
+    ]
+    width = max(len(command) for command, _ in steps)
+    return "\n".join(["next:", *(f"  {c:<{width}}  {what}" for c, what in steps)])

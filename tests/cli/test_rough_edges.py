@@ -202,3 +202,19 @@ def test_the_standings_table_has_a_legend_and_shows_zero_faults_as_zero(tmp_path
         assert row.split()[-3:] == ["0", "0", "ok"], row  # no faults, no forfeits: both 0
     assert "mu, sigma: the OpenSkill (Plackett-Luce) rating and its uncertainty" in result.stdout
     assert "ordinal = mu - 3 sigma" in result.stdout
+
+
+def test_the_end_of_a_tournament_suggests_the_next_steps(tmp_path: pathlib.Path):
+    from tests.helpers import MINI_TOURNAMENT, write_config
+
+    config = write_config(tmp_path, MINI_TOURNAMENT, "mini.yaml")
+    out = tmp_path / "runs" / "mini"
+    result = CliRunner().invoke(cli, ["tournament", str(config), "--out", str(out), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "next:" in result.stderr
+    assert f"referee serve {out.parent}  " in result.stderr
+    assert f"referee replay {out}  " in result.stderr
+    assert f"referee verify {out}  " in result.stderr
+    # The suggested commands work as suggested.
+    listed = CliRunner().invoke(cli, ["replay", str(out)])
+    assert listed.exit_code == 0 and "t1-d1-r1" in listed.output
