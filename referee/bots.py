@@ -150,6 +150,19 @@ def parse_bot(text: str, *, name: str | None = None, base: pathlib.Path | None =
         )
     if _ADDRESS.match(text):
         return BotSpec(name=name or text, address=text, origin="address")
+    if base is not None and not os.path.isabs(text) and ("/" in text or os.path.isdir(text)):
+        # A path that is a folder from where the user stands, but not from the config's.
+        here = pathlib.Path(text)
+        found = (
+            f"; {here.resolve()} exists: write {os.path.relpath(here.resolve(), base)!r}"
+            if (here.is_dir())
+            else ""
+        )
+        raise BotSpecError(
+            f"{text!r} is not a bot: no folder {folder} (bot paths are relative to the "
+            f"config's folder, {base}, not to the working directory{found}), and not a "
+            "built-in, host:port or command either"
+        )
     raise BotSpecError(
         f"{text!r} is not a bot: expected a built-in ({', '.join(BUILTIN_BOTS)}), "
         "a running bot's host:port, a command containing {address} (or {port} without a "

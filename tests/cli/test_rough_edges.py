@@ -218,3 +218,20 @@ def test_the_end_of_a_tournament_suggests_the_next_steps(tmp_path: pathlib.Path)
     # The suggested commands work as suggested.
     listed = CliRunner().invoke(cli, ["replay", str(out)])
     assert listed.exit_code == 0 and "t1-d1-r1" in listed.output
+
+
+def test_a_bot_path_relative_to_the_working_directory_is_explained(
+    tmp_path: pathlib.Path, monkeypatch
+):
+    root = pathlib.Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(root)
+    config = tmp_path / "t.yaml"
+    config.write_text(
+        "name: rel\nbots:\n  mine: sample_bots/python/random\n  a: random\n  b: random\n"
+        "  c: random\n"
+    )
+    result = CliRunner().invoke(cli, ["tournament", str(config), "--out", str(tmp_path / "o")])
+    assert result.exit_code != 0
+    assert f"no folder {tmp_path / 'sample_bots/python/random'}" in result.output
+    assert f"bot paths are relative to the config's folder, {tmp_path}" in result.output
+    assert f"{root / 'sample_bots/python/random'} exists: write '" in result.output
