@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import shutil
 import socket
 import subprocess
 import sys
@@ -235,3 +236,54 @@ def test_a_bot_path_relative_to_the_working_directory_is_explained(
     assert f"no folder {tmp_path / 'sample_bots/python/random'}" in result.output
     assert f"bot paths are relative to the config's folder, {tmp_path}" in result.output
     assert f"{root / 'sample_bots/python/random'} exists: write '" in result.output
+
+
+def test_a_headless_screenshot_of_a_served_page_finishes_with_live_0(
+    mini_tournament: pathlib.Path, tmp_path: pathlib.Path
+):
+    """docs/serve.md's recipe: ``?live=0`` opens no event stream, so --screenshot ends."""
+    from referee.web.server import BackgroundServer
+    from tests.replay.browser import HEADLESS, chromium
+
+    browser = chromium()  # skips without Chromium
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    shutil.copytree(mini_tournament, runs / "mini")
+    server = BackgroundServer(runs, port=0)
+    assert server.start(timeout=30)
+    shot = tmp_path / "standings.png"
+    try:
+        run = subprocess.run(
+            [
+                browser,
+                *HEADLESS,
+                "--window-size=1280,900",
+                "--virtual-time-budget=5000",
+                f"--screenshot={shot}",
+                f"{server.url}t/mini?live=0",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        # The same page's DOM once loaded: its data arrived (not a page stopped before it).
+        dom = subprocess.run(
+            [
+                browser,
+                *HEADLESS,
+                "--virtual-time-budget=5000",
+                "--dump-dom",
+                f"{server.url}t/mini?live=0",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        server.stop()
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert shot.stat().st_size > 0
+    assert 'data-ready="1"' in dom.stdout, dom.stdout[-2000:]
+    assert "live=0" in (pathlib.Path(__file__).parents[2] / "docs" / "serve.md").read_text()

@@ -46,6 +46,9 @@
   }
 
   function live(url, onUpdate) {
+    // ?live=0: no event stream, so that a page can be loaded to its end (a headless
+    // browser's --screenshot waits for every request, and this one never ends).
+    if (new URLSearchParams(location.search).get("live") === "0") return null;
     const dot = document.getElementById("live");
     const source = new EventSource(url);
     source.addEventListener("update", (event) => onUpdate(JSON.parse(event.data)));
