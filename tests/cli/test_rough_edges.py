@@ -287,3 +287,24 @@ def test_a_headless_screenshot_of_a_served_page_finishes_with_live_0(
     assert shot.stat().st_size > 0
     assert 'data-ready="1"' in dom.stdout, dom.stdout[-2000:]
     assert "live=0" in (pathlib.Path(__file__).parents[2] / "docs" / "serve.md").read_text()
+
+
+def test_head_to_head_rounds_as_the_web_view_does():
+    """1 game ahead of 8 is 13% in the terminal too (it showed 12%: Python rounds halves to even)."""
+    from referee.standings import compute_standings, render
+
+    def game(index: int, placements: list[int]) -> dict:
+        return {
+            "type": "game", "game_id": f"g{index}", "index": index, "table": 1,
+            "deal_set": index + 1, "bots": ["a", "b", "c"], "scores": [10, 20, 30],
+            "placements": placements, "winners": [placements.index(1)],
+            "hand_scores": [[10, 20, 30]], "moons": [0, 0, 0], "faults": [{}, {}, {}],
+            "forfeited": [False, False, False],
+        }  # fmt: skip
+
+    entries = [game(0, [1, 2, 3])] + [game(i, [2, 1, 3]) for i in range(1, 8)]
+    table = render(compute_standings(entries, bots=["a", "b", "c"]), "table")
+    row = next(line for line in table.splitlines() if line.startswith("a ") and "%" in line)
+    assert "13% (8)" in row and "12%" not in row
+    served = (pathlib.Path(__file__).parents[2] / "referee/web/static/serve.js").read_text()
+    assert "Math.round(share * 100)" in served  # the web view's rule, which the table follows
