@@ -38,6 +38,7 @@ from __future__ import annotations
 import html
 import importlib.resources
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from referee.analysis.grading import Grade
@@ -64,14 +65,17 @@ def render_html(
     seat: int | None = None,
     hand: int | None = None,
     marks: Marks | None = None,
+    links: Sequence[tuple[str, str]] = (),
 ) -> str:
     """The replay page for ``game``, as seen by ``seat`` (None: every hand shown).
 
     ``hand`` is the hand the page opens at (the URL fragment still wins);
-    ``marks`` the analysed decisions to mark.
+    ``marks`` the analysed decisions to mark; ``links`` (text, href) pairs shown
+    in the page's header (``referee serve``: back to the games and standings).
     """
     template = _template()
     data = game_data(game, seat=seat, marks=marks)
+    data["links"] = [{"text": text, "href": href} for text, href in links]
     if hand is not None:
         data["start"] = {"hand": hand, "trick": 0}
     title = f"Hearts replay: {shown_name(game.game_id)}" + (

@@ -35,6 +35,7 @@ import pathlib
 import threading
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
@@ -371,7 +372,9 @@ def _replay(folder: FolderIndex, game_id: str, not_found: Any, analyses: BotAnal
             headers=_headers(_PAGE_CSP),
         )
     marks = Marks.of(analyses.file(path))  # the analysed decisions, when analysed
-    return HTMLResponse(render_html(game, marks=marks), headers=_headers(_REPLAY_CSP))
+    base = f"/t/{quote(folder.id)}"
+    links = [("← games", f"{base}/games"), ("standings", base)]
+    return HTMLResponse(render_html(game, marks=marks, links=links), headers=_headers(_REPLAY_CSP))
 
 
 def _event_data(folder: FolderIndex) -> Any:

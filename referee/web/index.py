@@ -135,6 +135,8 @@ class Snapshot:
     is_gauntlet: bool
     missing_logs: int
     scan: dict[str, int]
+    #: A gauntlet's candidate (its config's ``gauntlet.candidate``), the bot its list line is about.
+    candidate: str | None = None
 
     def summary(self) -> dict[str, Any]:
         """The line of the tournament list."""
@@ -150,12 +152,27 @@ class Snapshot:
             "updated_at": self.updated_at,
             "indexing": self.indexing,
             "is_gauntlet": self.is_gauntlet,
-            "leader": (
-                shown_name(self.standings["bots"][0]["bot"])
-                if self.standings and self.standings["bots"] and self.games_played
-                else None
-            ),
+            "leader": self._leader(),
         }
+
+    def _leader(self) -> str | None:
+        """The list's "leader": the top bot, or in a gauntlet the candidate and its rank (the
+        top bot there may be an opponent, which is not what a gauntlet is about)."""
+        if not (self.standings and self.standings["bots"] and self.games_played):
+            return None
+        rows = self.standings["bots"]
+        if self.is_gauntlet and self.candidate:
+            rank = next((r["rank"] for r in rows if r["bot"] == self.candidate), None)
+            where = f" (rank {rank} of {len(rows)})" if rank is not None else ""
+            return f"candidate {shown_name(self.candidate)}{where}"
+        return shown_name(rows[0]["bot"])
+
+
+def _candidate(config: Mapping[str, Any]) -> str | None:
+    """A gauntlet config's candidate, when it names one."""
+    gauntlet = config.get("gauntlet")
+    candidate = gauntlet.get("candidate") if isinstance(gauntlet, Mapping) else None
+    return candidate if isinstance(candidate, str) else None
 
 
 def _empty(folder_id: str, name: str, status: str, error: str | None = None) -> Snapshot:
@@ -448,6 +465,7 @@ class FolderIndex:
             games=() if refused else tuple(self._games),
             gauntlet=None if refused else self._gauntlet(),
             is_gauntlet=bool(state.config.get("gauntlet")) or bool(self._llr),
+            candidate=_candidate(state.config),
             missing_logs=self._missing,
             scan={"scanned": self._scanned, "games": len(self._games)},
         )

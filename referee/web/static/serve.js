@@ -344,7 +344,9 @@
     );
 
     const faults = Object.entries((row && row.faults) || {}).sort((a, b) => b[1] - a[1]);
-    chart("faults-chart", {
+    // No faults: the table says so, and no empty chart stands above it.
+    document.getElementById("faults-chart").parentElement.hidden = faults.length === 0;
+    if (faults.length) chart("faults-chart", {
       type: "bar",
       data: {
         labels: faults.map(([k]) => k),
@@ -372,7 +374,7 @@
           {},
           el("td", { class: "num", text: num(d.ms, d.ms < 10 ? 2 : 0) }),
           el("td", {}, el("a", { href: tpath("games", d.game_id) + at(d.decision), text: d.game_id })),
-          el("td", { text: d.decision })
+          el("td", { text: decisionLabel(d.decision), title: d.decision })
         )
       )
     );
@@ -405,6 +407,14 @@
         )
       )
     );
+  }
+
+  // A decision id (h3-t5-s1, h3-pass-s1, h3-moon-s1) in words: "hand 3, trick 5, seat 1".
+  function decisionLabel(decision) {
+    const match = /^h(\d+)-(?:t(\d+)|(pass)|(moon))-s(\d+)$/.exec(decision || "");
+    if (!match) return decision || "-";
+    const what = match[2] ? "trick " + match[2] : match[3] ? "the pass" : "the moon choice";
+    return "hand " + match[1] + ", " + what + ", seat " + match[5];
   }
 
   // A decision id (h3-t5-s1, h3-pass-s1) as the replay's position: the trick it was in.
@@ -491,6 +501,9 @@
     stateLine(data);
     const series = (data.gauntlet && data.gauntlet.series) || {};
     const names = Object.keys(series);
+    // Points rebuilt from the games count games; a journal's own test entries may count sets.
+    const fromGames = !data.gauntlet || data.gauntlet.source === "games";
+    const xTitle = fromGames ? "games played so far" : "games (or duplicate sets, as the journal counts them) so far";
     document.getElementById("gauntlet-empty").hidden = names.length > 0;
     const colours = ["#b3261e", "#3a78c2", "#1e7b34", "#8a4fbf", "#c27c0e"];
     const datasets = [];
@@ -520,7 +533,7 @@
       options: {
         parsing: false,
         scales: {
-          x: { type: "linear", title: { display: true, text: "games (or duplicate sets) so far" } },
+          x: { type: "linear", title: { display: true, text: xTitle } },
           y: { title: { display: true, text: "log-likelihood ratio" } },
         },
       },
