@@ -75,7 +75,8 @@ def render_html(
     """
     template = _template()
     data = game_data(game, seat=seat, marks=marks)
-    data["links"] = [{"text": text, "href": href} for text, href in links]
+    if links:
+        data["links"] = [{"text": text, "href": href} for text, href in links]
     if hand is not None:
         data["start"] = {"hand": hand, "trick": 0}
     title = f"Hearts replay: {shown_name(game.game_id)}" + (
