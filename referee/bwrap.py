@@ -531,6 +531,9 @@ def build_command(
     if proxy_socket is not None:
         net_args, env, shell = _build_network(pathlib.Path(proxy_socket), env, shell)
         args += net_args
+    # The root is bwrap's own tmpfs: read-only, so that a build writes only to its
+    # folder, its home and its capped /tmp (not into memory anywhere under /).
+    args += ["--remount-ro", "/"]
     args += _env_args(env)
     args += ["--chdir", str(folder), "--", *shell]
     return args

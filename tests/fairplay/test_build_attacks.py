@@ -348,3 +348,40 @@ def test_a_hog_build_fails_at_its_limit_and_the_other_build_is_unaffected(
     assert rows["honest"]["status"] == "ok" and rows["honest"]["faults"] == {}, rows["honest"]
     assert rows["honest"]["games"] > 0, rows["honest"]
     shutil.rmtree(tmp_path / "cache", ignore_errors=True)
+
+
+# A build that tries to write outside its folder, home and /tmp: into the sandbox's
+# root (bwrap's own tmpfs, which nothing caps but memory) and over system folders.
+ROOT_WRITER = r"""
+import os
+for path in ("/stash.bin", "/usr/stash.bin", "/etc/stash.bin", "/opt-stash/x"):
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(b"x" * (1 << 20))
+        print("WROTE", path, flush=True)
+    except OSError as e:
+        print("REFUSED", path, e.errno, flush=True)
+open("built.txt", "w").write("built\n")
+"""
+
+
+def test_a_build_writes_only_its_folder_home_and_tmp(
+    tmp_path: pathlib.Path, key: pathlib.Path
+) -> None:
+    require_sandbox()
+    base = tmp_path / "t"
+    writer = _bot_folder(base, "writer", build="python3 write.py", needs_build=True)
+    (writer / "write.py").write_text(ROOT_WRITER)
+    bots = {"writer": "writer", "random": "random", "heuristic": "heuristic", "random2": "random"}
+    run = _play(
+        _config(base, bots), tmp_path / "out", key, {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    )
+    log = (tmp_path / "out" / "builds" / "writer.build.log").read_text()
+    assert run.returncode == 0, run.stderr[-3000:] + log
+    # Every write outside the build's own places was refused, and the build went on.
+    assert "WROTE" not in log, log
+    assert log.count("REFUSED") == 4, log
+    rows = _rows(tmp_path / "out")
+    assert rows["writer"]["status"] == "ok" and rows["writer"]["faults"] == {}, rows["writer"]
+    shutil.rmtree(tmp_path / "cache", ignore_errors=True)
