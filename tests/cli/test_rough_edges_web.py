@@ -65,9 +65,9 @@ def test_the_web_rough_edges(mini_tournament: pathlib.Path, tmp_path: pathlib.Pa
             assert page.evaluate("document.body.textContent.includes('candidate new (rank ')")
 
             page.goto(base + "/t/mini/games/t1-d1-r1")
-            page.wait_for("document.querySelectorAll('#back a').length === 2")
+            page.wait_for("document.querySelectorAll('#nav-links a').length === 2")
             links = page.evaluate(
-                "[...document.querySelectorAll('#back a')].map(a => a.getAttribute('href'))"
+                "[...document.querySelectorAll('#nav-links a')].map(a => a.getAttribute('href'))"
             )
             assert links == ["/t/mini/games", "/t/mini"]
 
