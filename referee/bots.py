@@ -585,7 +585,7 @@ class BotPool:
             return self.start(spec)
         except BotFault as fault:
             reason = f"did not start: {fault.message}"
-            log.warning("bot %s %s", spec.name, reason)
+            log.info("bot %s %s", spec.name, reason)  # the runner says it once
             with self._lock:
                 self._failures[spec.name] = reason
                 player = DeadPlayer(spec.name, reason)
@@ -697,7 +697,7 @@ class BotSupply:
             player = self.pool.launch(self.specs[name])
         except BotFault as fault:
             reason = f"did not start: {fault.message}"
-            log.warning("bot %s %s", name, reason)
+            log.info("bot %s %s", name, reason)  # the runner says it once
             self._report(name, "start_failed", reason, always=True)
             return DeadPlayer(name, reason)
         self._report(name, "started", info=player.info.to_dict())

@@ -631,16 +631,30 @@ def percent(share: float) -> str:
     return f"{math.floor(share * 100 + 0.5)}%"
 
 
+#: The head to head's mark of a bot that did not start: the referee's fallback moves played it.
+FALLBACK_MARK = "*"
+
+
+def _h2h_label(bot: str, stood_in: set[str]) -> str:
+    return shown_name(bot) + (FALLBACK_MARK if bot in stood_in else "")
+
+
+def _stood_in(standings: Standings) -> set[str]:
+    """The bots whose seats the referee played (they never started)."""
+    return {b.bot for b in standings.bots if b.status == DID_NOT_START}
+
+
 def _h2h_rows(standings: Standings) -> tuple[list[str], list[list[str]]]:
     order = [b.bot for b in standings.bots][:H2H_SHOWN]
+    stood_in = _stood_in(standings)
     rows = []
     for a in order:
         cells = []
         for b in order:
             h = standings.head_to_head.get(a, {}).get(b)
             cells.append(f"{percent(h.score)} ({h.games})" if h and h.score is not None else "-")
-        rows.append([shown_name(a), *cells])
-    return ["ahead of ->", *(shown_name(b) for b in order)], rows
+        rows.append([_h2h_label(a, stood_in), *cells])
+    return ["ahead of ->", *(_h2h_label(b, stood_in) for b in order)], rows
 
 
 def _title(standings: Standings) -> str:
@@ -692,6 +706,14 @@ def render(standings: Standings, fmt: str = "table") -> str:
         ("## " if markdown else "")
         + "Head to head: how often the row's bot finished ahead of the column's (ties half; games)",
         tabulate(h2h, headers=headers, tablefmt=style, disable_numparse=True),
+        *(
+            [
+                f"{FALLBACK_MARK}: did not start; the referee's fallback moves played its seats, so "
+                f"its figures measure the fallback, not the bot: {', '.join(map(shown_name, sorted(_stood_in(standings))))}"
+            ]
+            if _stood_in(standings)
+            else []
+        ),
     ]
     if len(standings.bots) > H2H_SHOWN:
         parts.append(

@@ -182,6 +182,8 @@ class Tournament:
         self.concurrency = concurrency or config.concurrency
         self.progress = progress or Progress(enabled=False)
         self.echo: Echo = echo or (lambda text: print(text, file=sys.stderr, flush=True))
+        #: The bots whose failure to start this run has already told the user of.
+        self._bots_reported: set[str] = set()
         self.stop = threading.Event()
         self.run_number = 1
         self._journal: Journal | None = None
@@ -371,8 +373,15 @@ class Tournament:
         entry = {"type": "bot", "run": self.run_number, "bot": bot, "status": status}
         if reason:
             entry["reason"] = reason
-            where = f" (table {extra['table']})" if "table" in extra else ""
-            self.echo(f"bot {bot}{where}: {reason}; its seats get fallback moves")
+            # Said once a run: a bot started per game (or per worker) fails as often as it
+            # is started, and the journal keeps every one of them.
+            if bot not in self._bots_reported:
+                self._bots_reported.add(bot)
+                where = f" (table {extra['table']})" if "table" in extra else ""
+                self.echo(
+                    f"bot {bot}{where}: {reason}; its seats get fallback moves "
+                    "(said once; the journal records each start)"
+                )
         entry.update(extra)
         assert self._journal is not None
         self._journal.append(entry)

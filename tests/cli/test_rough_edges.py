@@ -308,3 +308,27 @@ def test_head_to_head_rounds_as_the_web_view_does():
     assert "13% (8)" in row and "12%" not in row
     served = (pathlib.Path(__file__).parents[2] / "referee/web/static/serve.js").read_text()
     assert "Math.round(share * 100)" in served  # the web view's rule, which the table follows
+
+
+def test_a_bot_that_never_starts_in_a_tournament_is_said_once_and_marked(tmp_path: pathlib.Path):
+    """Before: the message 6 times, and "75% ahead" in head to head without a mark."""
+    (tmp_path / "crash.py").write_text("import sys\nsys.exit(3)\n")
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        "name: crash\nseed: 1\nsandbox: none\nbots:\n"
+        '  crasher: "{python} crash.py --address {address}"\n'
+        "  r1: random\n  h1: heuristic\n  r2: random\n"
+        "rules: {target_score: 26}\nschedule: {deal_sets: 1}\n"
+    )
+    result = CliRunner().invoke(
+        cli, ["tournament", str(config), "--out", str(tmp_path / "out"), "--quiet"]
+    )
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.stderr.splitlines() if "did not start" in line]
+    assert len(said) == 1, said
+    assert said[0].startswith("bot crasher: did not start: the bot process exited")
+    journal = (tmp_path / "out" / "journal.jsonl").read_text()
+    assert journal.count('"status": "did_not_start"') + journal.count('"reason"') >= 2
+    h2h = result.stdout[result.stdout.index("Head to head") :]
+    assert "crasher*" in h2h
+    assert "*: did not start; the referee's fallback moves played its seats" in h2h

@@ -302,7 +302,8 @@ def test_the_summary_gives_the_progress_lines_rate(builtin_config: pathlib.Path)
     result = CliRunner().invoke(cli, ["tournament", str(builtin_config), "--format", "csv"])
     assert result.exit_code == 0, result.output
     last = [line for line in result.stderr.splitlines() if line.startswith("games ")][-1]
-    summary = result.stderr.splitlines()[-1]
+    # The summary, then the next steps (referee serve, replay, verify).
+    summary = next(line for line in result.stderr.splitlines() if " games played" in line)
     assert last.startswith("games 20/20 (100%)") and summary.startswith("20 games played in ")
     rate = last.split(" | ")[1]
     assert rate.endswith("/min") and f"({rate})" in summary, (last, summary)
