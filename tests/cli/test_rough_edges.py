@@ -332,3 +332,13 @@ def test_a_bot_that_never_starts_in_a_tournament_is_said_once_and_marked(tmp_pat
     h2h = result.stdout[result.stdout.index("Head to head") :]
     assert "crasher*" in h2h
     assert "*: did not start; the referee's fallback moves played its seats" in h2h
+
+
+def test_the_python_kits_readme_says_bot_py_needs_the_referees_environment():
+    root = pathlib.Path(__file__).resolve().parents[2]
+    readme = (root / "sample_bots" / "python" / "starter" / "README.md").read_text()
+    run = readme[readme.index("**Run:**") :]
+    run = run[: run.index("**Play it:**")]
+    assert "`python bot.py" in run
+    assert "the referee's environment" in run and "import\nreferee.botkit" in run
+    assert "ModuleNotFoundError: No\nmodule named 'referee'" in run
