@@ -490,7 +490,11 @@ def run_attack(base: pathlib.Path, mode: str, attack: Attack, key_file: pathlib.
     limits = dict(attack.limits)
     settings = dict(attack.settings)
     time_control = dict(attack.time_control)
-    if mode != "none":
+    if mode == "none":
+        # No layer of defence at all: the bots also run between their calls (unfrozen),
+        # or an opponent frozen while not asked would stop the socket and flood attacks.
+        limits["ponder"] = True
+    else:
         limits["disk_bytes"] = DISK_LIMIT
         # A short move time is there to show victims timing out without a sandbox; sandboxed,
         # the attacker's first move waits for its verdicts, and must not time out itself.
