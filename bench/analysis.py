@@ -27,10 +27,10 @@ sys.path.insert(0, str(ROOT))
 
 from referee.analysis.evaluate import Settings  # noqa: E402
 from referee.analysis.game import analyse_game  # noqa: E402
+from referee.audit.replay import load_game  # noqa: E402
 from referee.engine import Rules  # noqa: E402
-from referee.match import GameSpec, play_game  # noqa: E402
+from referee.match.runner import GameSpec, play_game  # noqa: E402
 from referee.players import builtin_player  # noqa: E402
-from referee.replay import load_game  # noqa: E402
 from referee.search.sim import Variant, playout  # noqa: E402
 
 

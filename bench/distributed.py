@@ -39,9 +39,9 @@ from typing import Any
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from referee import procfs
-from referee.config import load_config
+from referee.sandbox import procfs
 from referee.tournament import Progress, Tournament
+from referee.tournament.config import load_config
 
 _SLEEPY_BOT = """
 import sys

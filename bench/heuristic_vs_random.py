@@ -35,11 +35,11 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee.bots import BotPool, parse_bot  # noqa: E402
 from referee.engine import Rules  # noqa: E402
-from referee.match import GameRecord, GameSpec, play_game  # noqa: E402
+from referee.match.policy import FaultPolicy, TimeControl  # noqa: E402
+from referee.match.runner import GameRecord, GameSpec, play_game  # noqa: E402
 from referee.players import Player, builtin_player  # noqa: E402
-from referee.policy import FaultPolicy, TimeControl  # noqa: E402
+from referee.players.bots import BotPool, parse_bot  # noqa: E402
 
 SIDES = ("heuristic", "random")
 PATTERNS = (

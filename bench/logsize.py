@@ -37,9 +37,9 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 from verify import GAMES_PER_DEAL_SET, make_folder
 
-from referee.gamelog import COMPRESS_LEVEL, open_log
-from referee.tournament.folder import Layout
-from referee.verify import verify_log
+from referee.audit.verify import verify_log
+from referee.folder.core import Layout
+from referee.match.gamelog import COMPRESS_LEVEL, open_log
 
 
 def _kb(size: float) -> str:

@@ -26,7 +26,7 @@ The rest describes one mode's figures:
 - **referee**: full games (default rules) between four Python sample bots,
   sample_bots/python/random and /heuristic twice each, each a separate
   process launched by the referee (BotPool -> LaunchedBot), played by
-  referee.match.play_game. The headline figure is **the wall time of
+  referee.match.runner.play_game. The headline figure is **the wall time of
   play_game divided by the decisions** (passes + plays + moon choices): it
   charges the referee for everything it does in a game: the notification
   RPCs (StartGame, DealHand, EndHand, EndGame), the engine, the views, the
@@ -80,16 +80,16 @@ import grpc
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee.bots import BotPool, parse_bot  # noqa: E402
 from referee.engine import Rules  # noqa: E402
-from referee.gamelog import read_log  # noqa: E402
-from referee.match import GameSpec, play_game  # noqa: E402
+from referee.match.gamelog import read_log  # noqa: E402
+from referee.match.policy import FaultPolicy, Limits, TimeControl  # noqa: E402
+from referee.match.runner import GameSpec, play_game  # noqa: E402
 from referee.pb.hearts.v1 import hearts_pb2 as pb  # noqa: E402
 from referee.players import BotInfo, RemotePlayer  # noqa: E402
+from referee.players.bots import BotPool, parse_bot  # noqa: E402
 from referee.players.launcher import free_port  # noqa: E402
 from referee.players.remote import Connection  # noqa: E402
-from referee.policy import FaultPolicy, Limits, TimeControl  # noqa: E402
-from referee.sandbox import freezer_support  # noqa: E402
+from referee.sandbox.supervisor import freezer_support  # noqa: E402
 
 ECHO_METHOD = "/bench.Echo/Echo"
 _SHM = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None

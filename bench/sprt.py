@@ -3,7 +3,7 @@
 
     python bench/sprt.py [--runs 4000] [--jobs 2] [--effect 0.25] [--json out.json]
 
-Every run is one sequential test, ``referee.sprt.SequentialTest`` itself (the
+Every run is one sequential test, ``referee.stats.sprt.SequentialTest`` itself (the
 class the gauntlet runs), fed simulated set differences until it decides or
 reaches ``--max-sets``. For each set distribution, games per set (1 or 4),
 true mean (delta0, midway, delta1) and model (``robust``, the default
@@ -46,7 +46,7 @@ from typing import Any
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee.sprt import SequentialTest, SprtSettings  # noqa: E402
+from referee.stats.sprt import SequentialTest, SprtSettings  # noqa: E402
 
 DISTRIBUTIONS = ("normal", "heavy", "skewed", "moon")
 #: Skewness of one game's difference in ``skewed`` and the chance of its large loss.

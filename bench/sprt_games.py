@@ -13,7 +13,7 @@ heuristics. Every run is a full gauntlet on its own key (fresh deals): the
 schedule of ``referee.tournament.gauntlet.make_gauntlet_schedule``, each
 game played in-process on the engine (``GameState`` and the built-in
 players, without the match runner's log: about six times faster than
-``referee.match.play_game``; ``--play-game`` uses it), each result fed to
+``referee.match.runner.play_game``; ``--play-game`` uses it), each result fed to
 the ``GauntletTracker`` the referee uses, which stops at its first decision.
 
 1. **Calibration**: ``--calibrate-sets`` paired sets of the H1 pair
@@ -51,16 +51,16 @@ sys.path.insert(0, str(ROOT))
 
 from referee.engine import GameState, Rules  # noqa: E402
 from referee.engine.state import Phase  # noqa: E402
-from referee.gauntlet_config import GauntletConfig  # noqa: E402
-from referee.match import GameSpec, play_game  # noqa: E402
+from referee.match.runner import GameSpec, play_game  # noqa: E402
 from referee.players import builtin_player  # noqa: E402
 from referee.players.builtin import HeuristicPlayer  # noqa: E402
-from referee.sprt import SequentialTest, SprtSettings, fixed_summary  # noqa: E402
+from referee.stats.sprt import SequentialTest, SprtSettings, fixed_summary  # noqa: E402
 from referee.tournament.gauntlet import (  # noqa: E402
     GauntletTracker,
     games_per_set,
     make_gauntlet_schedule,
 )
+from referee.tournament.gauntlet_config import GauntletConfig  # noqa: E402
 
 
 class HandicappedHeuristic(HeuristicPlayer):
@@ -101,7 +101,7 @@ def fast_game(rules: Rules, seed: str, game_id: str, players: list[Any]) -> dict
 
 
 def runner_game(rules: Rules, seed: str, game_id: str, players: list[Any]) -> dict[str, Any]:
-    """One game through referee.match.play_game (the match runner, with its log)."""
+    """One game through referee.match.runner.play_game (the match runner, with its log)."""
     with tempfile.TemporaryDirectory() as folder:
         record = play_game(
             GameSpec(game_id=game_id, seed=seed, bots=("a", "b", "c", "d"), rules=rules),
@@ -186,7 +186,7 @@ def summarize(results: list[dict[str, Any]], error: str) -> dict[str, Any]:
 
 
 def resampled_run(pool: list[float], settings: SprtSettings, max_sets: int, rng: random.Random):
-    """One SPRT (referee.sprt's own) on sets drawn with replacement from ``pool``."""
+    """One SPRT (referee.stats.sprt's own) on sets drawn with replacement from ``pool``."""
     test = SequentialTest(settings)
     for n in range(1, max_sets + 1):
         decision = test.add(rng.choice(pool))

@@ -36,11 +36,11 @@ sys.path.insert(0, str(ROOT / "sample_bots" / "python" / "strong"))
 from bot import StrongBot  # noqa: E402
 
 from referee.engine import Card, Rules, SeatView  # noqa: E402
-from referee.match import GameSpec, play_game  # noqa: E402
+from referee.match.policy import FaultPolicy, TimeControl  # noqa: E402
+from referee.match.runner import GameSpec, play_game  # noqa: E402
 from referee.players import builtin_player  # noqa: E402
 from referee.players.base import BotInfo, Deadline, Player  # noqa: E402
-from referee.policy import FaultPolicy, TimeControl  # noqa: E402
-from referee.protocol import (  # noqa: E402
+from referee.players.protocol import (  # noqa: E402
     card_from_pb,
     moon_choice_from_pb,
     moon_scoring_request,
@@ -48,7 +48,7 @@ from referee.protocol import (  # noqa: E402
     play_request,
 )
 from referee.search import pimc as strong_search  # noqa: E402
-from referee.sprt import fixed_summary  # noqa: E402
+from referee.stats.sprt import fixed_summary  # noqa: E402
 
 
 class InProcessStrong(Player):

@@ -40,9 +40,9 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from referee import procfs
-from referee.config import load_config
+from referee.sandbox import procfs
 from referee.tournament import Progress, Tournament
+from referee.tournament.config import load_config
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_bots" / "python"

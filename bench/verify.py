@@ -34,9 +34,9 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from referee.config import load_config
+from referee.audit.verify import cpu_count, verify_folder
 from referee.tournament import Progress, Tournament
-from referee.verify import cpu_count, verify_folder
+from referee.tournament.config import load_config
 
 #: 5 bots make 5 tables of 4; each deal set is played 4 times (rotations): 20 games a set.
 GAMES_PER_DEAL_SET = 20

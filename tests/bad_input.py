@@ -13,8 +13,8 @@ from typing import Any
 
 from click.testing import CliRunner
 
-from referee import seal
 from referee.cli import cli
+from referee.folder import seal
 from tests.helpers import MINI_TOURNAMENT, write_config  # noqa: F401 (write_config: re-exported)
 
 MOON_LOG = pathlib.Path(__file__).resolve().parent / "replay" / "data" / "moon.jsonl"

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import pytest
 
-from referee import procfs
 from referee.players import LaunchedBot
+from referee.sandbox import procfs
 
 
 def process_group_members(pgid: int) -> list[int]:
@@ -139,10 +139,10 @@ def require_tools(*tools: str, purpose: str, install: str) -> None:
 def require_sandbox() -> None:
     """Skip unless bubblewrap can make a bot's sandbox here (a failure under ``HEARTS_CI=1``).
 
-    Only :class:`referee.bwrap.SandboxUnavailable` means "not on this machine";
+    Only :class:`referee.sandbox.bwrap.SandboxUnavailable` means "not on this machine";
     any other error of the probe is a bug and propagates, failing the test.
     """
-    from referee import bwrap
+    from referee.sandbox import bwrap
 
     try:
         bwrap.check_sandbox()
@@ -152,7 +152,7 @@ def require_sandbox() -> None:
 
 def require_cgroups() -> None:
     """Skip unless the supervisor gets cgroups here (a failure under ``HEARTS_CI=1``)."""
-    from referee import sandbox
+    from referee.sandbox import supervisor as sandbox
 
     problem = sandbox.cgroup_support()
     if problem:

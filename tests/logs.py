@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pathlib
 
-from referee.gamelog import open_log, store_log
-from referee.tournament.folder import Layout, game_log_path
+from referee.folder.core import Layout, game_log_path
+from referee.match.gamelog import open_log, store_log
 
 __all__ = ["folder_logs", "log_of", "log_text", "write_log_text"]
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from referee.tournament.folder import log_game_id
+from referee.folder.core import log_game_id
 from tests.bad_input import (
     MINI,
     MOON_LOG,
@@ -577,7 +577,7 @@ def test_an_os_error_names_the_path(log: pathlib.Path, monkeypatch: pytest.Monke
 
 
 def test_a_huge_message_is_cut(log: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from referee.gamelog import LogError
+    from referee.match.gamelog import LogError
 
     def huge(*args: object, **kwargs: object) -> None:
         raise LogError(log, 7, "x" * 50_000_000)

@@ -1,4 +1,4 @@
-"""referee.lifeline: a spawned worker dies with its parent even while it is still importing."""
+"""referee.sandbox.lifeline: a spawned worker dies with its parent even while it is still importing."""
 
 from __future__ import annotations
 
@@ -23,8 +23,7 @@ if __name__ == "__mp_main__":
 
 if __name__ == "__main__":
     import multiprocessing
-    from referee import lifeline
-
+    from referee.sandbox import lifeline
     kind = sys.argv[1]
     context = lifeline.spawn_context() if kind == "lifeline" else multiprocessing.get_context("spawn")
     child = context.Process(target=time.sleep, args=(60,))

@@ -19,10 +19,10 @@ import textwrap
 
 import pytest
 
-from referee.bots import BotPool, parse_bot
 from referee.engine import MoonScoring, Rules
-from referee.match import GameSpec, play_game
-from referee.policy import FaultPolicy, TimeControl
+from referee.match.policy import FaultPolicy, TimeControl
+from referee.match.runner import GameSpec, play_game
+from referee.players.bots import BotPool, parse_bot
 
 BOT = textwrap.dedent(
     '''
@@ -32,7 +32,7 @@ BOT = textwrap.dedent(
 
     from referee.botkit import Bot, pb, serve
     from referee.engine import CardSet, legal
-    from referee.protocol import cards_from_pb, card_to_pb, rules_from_pb
+    from referee.players.protocol import cards_from_pb, card_to_pb, rules_from_pb
 
     HERE = pathlib.Path(__file__).resolve().parent
     PID = os.getpid()

@@ -17,11 +17,11 @@ import pathlib
 import yaml
 
 from referee.botkit import Bot, make_server, pb
-from referee.gamelog import read_log
-from referee.match import GameSpec, play_game
+from referee.match.gamelog import read_log
+from referee.match.policy import FaultPolicy, TimeControl
+from referee.match.runner import GameSpec, play_game
 from referee.players.builtin import RandomPlayer
 from referee.players.remote import BotConnection, RemotePlayer
-from referee.policy import FaultPolicy, TimeControl
 from tests.test_proto_lint import BREAKING_EXCEPTIONS, PROTO, RECORDED_CHANGES
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

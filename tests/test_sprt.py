@@ -1,4 +1,4 @@
-"""referee.sprt: the GSPRT on paired differences, its bounds, the fixed-length figures."""
+"""referee.stats.sprt: the GSPRT on paired differences, its bounds, the fixed-length figures."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import statistics
 
 import pytest
 
-from referee.sprt import (
+from referee.stats.sprt import (
     SequentialTest,
     SprtSettings,
     first_decision,

@@ -22,6 +22,7 @@ from referee.analysis.evaluate import (
 )
 from referee.analysis.grading import Grade, Phase, grade, play_phase
 from referee.analysis.record import Decision, Option, SeatAnalysis
+from referee.audit.replay import Game, PlayMove
 from referee.engine import (
     HEARTS,
     QUEEN_OF_SPADES,
@@ -37,7 +38,6 @@ from referee.engine import (
     Rules,
     SeatView,
 )
-from referee.replay import Game, PlayMove
 from referee.search.pimc import Knowledge
 from referee.search.sim import Variant
 

@@ -4,7 +4,7 @@
 of the chosen bots (reusing what the analysis file beside it already holds
 for the same log and settings), writes the file, and returns what it found.
 :func:`analyse_logs` runs it over many logs, ``jobs`` at a time, in spawned
-worker processes that die with the referee (:mod:`referee.lifeline`).
+worker processes that die with the referee (:mod:`referee.sandbox.lifeline`).
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from referee.analysis.record import (
     read_analysis,
     write_analysis,
 )
-from referee.gamelog import LogError
-from referee.replay import COMPASS, Game, load_game
-from referee.tournament.folder import Layout, TournamentError, game_entries, game_log_path
+from referee.audit.replay import COMPASS, Game, load_game
+from referee.folder.core import Layout, TournamentError, game_entries, game_log_path
+from referee.match.gamelog import LogError
 
 __all__ = [
     "LogResult",
@@ -174,7 +174,7 @@ def analyse_logs(
         for log in logs:
             yield analyse_log(log, choice, settings, force=force)
         return
-    from referee import lifeline
+    from referee.sandbox import lifeline
 
     pool = concurrent.futures.ProcessPoolExecutor(
         jobs, mp_context=lifeline.spawn_context(), initializer=_ignore_ctrl_c

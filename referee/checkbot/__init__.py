@@ -3,7 +3,7 @@
 It starts (or connects to) one bot and drives it through scripted situations,
 talking hearts.v1 directly so that each situation is exactly the one wanted.
 The engine deals the hands, plays the other seats, builds every request
-(:mod:`referee.protocol`) and judges every answer against the rules. The
+(:mod:`referee.players.protocol`) and judges every answer against the rules. The
 result is a :class:`Report`: one :class:`CheckResult` per check, PASS, FAIL,
 WARN, INFO or SKIP, with the reason, and the answer times of every RPC.
 
@@ -22,7 +22,7 @@ answers become FAILs with a message, and a launched bot is always stopped.
 The modules, from the edge in:
 
 - :mod:`~referee.checkbot.run`: :func:`check_bot`; builds and starts the bot
-  through the tournament's own :class:`~referee.bots.BotPool`, runs the rest.
+  through the tournament's own :class:`~referee.players.bots.BotPool`, runs the rest.
 - :mod:`~referee.checkbot.checks`: the checks, each a function to a verdict.
 - :mod:`~referee.checkbot.play`: plays the situations with the bot.
 - :mod:`~referee.checkbot.situations`: the games, and how each decision is

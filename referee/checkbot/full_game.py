@@ -12,7 +12,7 @@ import pathlib
 from referee.checkbot.calls import Calls, Gone, TimedConnection
 from referee.checkbot.report import CheckResult, Status, shown
 from referee.engine import Rules
-from referee.gamelog import (
+from referee.match.gamelog import (
     FaultRecord,
     MoonChoiceRecord,
     PassRecord,
@@ -20,9 +20,9 @@ from referee.gamelog import (
     parse_record,
     read_log,
 )
-from referee.match import GameSpec, play_game
+from referee.match.policy import FaultPolicy, TimeControl
+from referee.match.runner import GameSpec, play_game
 from referee.players import BotInfo, RemotePlayer, builtin_player
-from referee.policy import FaultPolicy, TimeControl
 
 
 def play_full_game(

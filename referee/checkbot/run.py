@@ -18,9 +18,7 @@ import traceback
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
-from referee import __version__, protocol
-from referee.bots import REFUSED_S, BotPool, BotSpec, build_bot
-from referee.build_progress import ProgressHook
+from referee import __version__
 from referee.checkbot.calls import CallFailed, Calls, Gone
 from referee.checkbot.checks import (
     Tallies,
@@ -36,10 +34,12 @@ from referee.checkbot.full_game import play_full_game
 from referee.checkbot.play import Driver
 from referee.checkbot.report import CHECKS, CheckResult, Report, Status
 from referee.engine import FaultKind
+from referee.match.policy import FaultPolicy, Limits, TimeControl
 from referee.pb.hearts.v1 import hearts_pb2 as pb
-from referee.players import BotConnection, BotFault, BotInfo, Connection
+from referee.players import BotConnection, BotFault, BotInfo, Connection, protocol
+from referee.players.bots import REFUSED_S, BotPool, BotSpec, build_bot
+from referee.players.build_progress import ProgressHook
 from referee.players.remote import handshake_info, open_channel
-from referee.policy import FaultPolicy, Limits, TimeControl
 
 log = logging.getLogger(__name__)
 
@@ -332,7 +332,7 @@ def check_bot(
     A launched bot is built and started as a tournament does it: in the same
     sandbox, with the same limits (a tournament's defaults unless given); its
     build sees the credentials of ``build_credentials``' kinds only;
-    ``on_build_progress`` hears how its build goes (:mod:`referee.build_progress`).
+    ``on_build_progress`` hears how its build goes (:mod:`referee.players.build_progress`).
     """
     out = pathlib.Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -14,10 +14,10 @@ from referee.analysis.evaluate import Settings
 from referee.analysis.record import analysis_path
 from referee.analysis.run import LogResult, analyse_logs, cpu_count, logs_of, seat_choice
 from referee.analysis.summary import BotSummary, game_report, summarize, summary_table
-from referee.gamelog import LogError
-from referee.replay import load_game
+from referee.audit.replay import load_game
+from referee.folder.core import TournamentError
+from referee.match.gamelog import LogError
 from referee.safetext import shown_name, shown_text
-from referee.tournament.folder import TournamentError
 
 __all__ = ["analyze"]
 

@@ -10,13 +10,13 @@ import sys
 
 import click
 
-from referee.bots import BotSpecError, parse_bot
-from referee.build_progress import BuildProgress
-from referee.build_settings import CREDENTIAL_KINDS
 from referee.checkbot import check_bot as run_checks
 from referee.cli.options import SECONDS, check_sandbox_or_fail, sandbox_option
-from referee.policy import TimeControl
-from referee.tournament.folder import Layout
+from referee.folder.core import Layout
+from referee.match.policy import TimeControl
+from referee.players.bots import BotSpecError, parse_bot
+from referee.players.build_progress import BuildProgress
+from referee.players.build_settings import CREDENTIAL_KINDS
 
 
 @click.command("check-bot")

@@ -40,14 +40,14 @@ def _debug() -> bool:
 
 def _library_errors() -> tuple[type[BaseException], ...]:
     """The referee's own error types: their messages name the file and what was expected."""
-    from referee.bots import BotSpecError
-    from referee.bwrap import SandboxUnavailable
-    from referee.config import ConfigError
     from referee.engine import RulesError
-    from referee.gamelog import LogError
-    from referee.manifest import ManifestError
-    from referee.seal import SealError
-    from referee.tournament.folder import TournamentError
+    from referee.folder.core import TournamentError
+    from referee.folder.seal import SealError
+    from referee.match.gamelog import LogError
+    from referee.players.bots import BotSpecError
+    from referee.players.manifest import ManifestError
+    from referee.sandbox.bwrap import SandboxUnavailable
+    from referee.tournament.config import ConfigError
 
     return (
         ConfigError,

@@ -13,8 +13,8 @@ import sys
 
 import click
 
-from referee.config import ConfigError, load_config
 from referee.tournament import JournalError, TournamentError
+from referee.tournament.config import ConfigError, load_config
 from referee.tournament.gauntlet import (
     GauntletProgress,
     GauntletTournament,
@@ -145,7 +145,7 @@ def run_gauntlet(
 
 
 def _print_folder(root: pathlib.Path, key_file: pathlib.Path | None, fmt: str) -> None:
-    from referee import seal
+    from referee.folder import seal
 
     try:
         key = seal.load_key(key_file) if key_file is not None else None

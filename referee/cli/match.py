@@ -12,8 +12,6 @@ import sys
 import click
 from tabulate import tabulate
 
-from referee.bots import BotPool, BotSpec, BotSpecError, build_bots, parse_bot
-from referee.build_progress import BuildProgress
 from referee.cli.options import (
     check_sandbox_or_fail,
     make_policies,
@@ -22,10 +20,12 @@ from referee.cli.options import (
     sandbox_option,
     time_options,
 )
-from referee.match import GameRecord, GameSpec, play_game
+from referee.folder.core import Layout
+from referee.match.runner import GameRecord, GameSpec, play_game
 from referee.players import BotFault
-from referee.standings import compute_standings, render
-from referee.tournament.folder import Layout
+from referee.players.bots import BotPool, BotSpec, BotSpecError, build_bots, parse_bot
+from referee.players.build_progress import BuildProgress
+from referee.stats.standings import compute_standings, render
 from referee.tournament.schedule import derive_seed, rotations
 
 #: The most games one ``referee match`` plays (a tournament config is the tool beyond).

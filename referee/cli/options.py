@@ -7,9 +7,9 @@ from typing import Any
 
 import click
 
-from referee.bwrap import SANDBOX_KINDS, SandboxUnavailable, check_sandbox
 from referee.engine import MAX_HANDS, MAX_TARGET_SCORE, MoonScoring, Rules, RulesError, TieRule
-from referee.policy import FaultPolicy, TimeControl
+from referee.match.policy import FaultPolicy, TimeControl
+from referee.sandbox.bwrap import SANDBOX_KINDS, SandboxUnavailable, check_sandbox
 
 F = Callable[..., Any]
 
@@ -154,7 +154,7 @@ def make_policies(
 
 def standings_format_option(help: str) -> Callable[[F], F]:
     """``--format`` of the standings (table, markdown, csv, json), stored as ``fmt``."""
-    from referee.standings import FORMATS
+    from referee.stats.standings import FORMATS
 
     return click.option(
         "--format",

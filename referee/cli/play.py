@@ -17,17 +17,17 @@ import threading
 
 import click
 
-from referee.bots import BotPool, BotSpecError, build_bots, parse_bot
-from referee.bwrap import SANDBOX_KINDS
 from referee.cli.match import _unique_names, summary
 from referee.cli.options import check_sandbox_or_fail
-from referee.config import ConfigError
-from referee.match import GameSpec, play_game
-from referee.play_config import PlayConfig, load_play_config
+from referee.folder.core import Layout
+from referee.match.runner import GameSpec, play_game
 from referee.players import BotFault, Player
+from referee.players.bots import BotPool, BotSpecError, build_bots, parse_bot
 from referee.players.human import HUMAN, HumanPlayer, follow_all, seat_label
-from referee.tournament.folder import Layout
+from referee.sandbox.bwrap import SANDBOX_KINDS
+from referee.tournament.config import ConfigError
 from referee.web.play import PlayServer
+from referee.web.play_config import PlayConfig, load_play_config
 from referee.web.server import is_loopback
 
 _COMPASS = ("north", "east", "south", "west")

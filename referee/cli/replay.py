@@ -13,16 +13,16 @@ from tabulate import tabulate
 
 from referee.analysis.marks import Marks
 from referee.analysis.record import analysis_for_log
-from referee.gamelog import LogError
-from referee.render_text import render_chunks
-from referee.replay import COMPASS, Game, load_game
-from referee.safetext import shown_name, shown_text
-from referee.tournament.folder import (
+from referee.audit.render_text import render_chunks
+from referee.audit.replay import COMPASS, Game, load_game
+from referee.folder.core import (
     TournamentError,
     game_entries,
     game_log_path,
     recorded_file,
 )
+from referee.match.gamelog import LogError
+from referee.safetext import shown_name, shown_text
 
 __all__ = ["replay"]
 
@@ -198,7 +198,7 @@ def _is_replay_page(path: pathlib.Path) -> bool:
 def _write_html(
     game: Game, out: pathlib.Path, viewer: int | None, hand: int | None, marks: Marks
 ) -> None:
-    from referee.render_html import render_html
+    from referee.audit.render_html import render_html
 
     page = render_html(game, seat=viewer, hand=hand, marks=marks)
     tmp = out.with_name(f".{out.name}.tmp")

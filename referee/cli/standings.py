@@ -6,10 +6,10 @@ import pathlib
 
 import click
 
-from referee import seal
 from referee.cli.options import standings_format_option
+from referee.folder import seal
 from referee.safetext import printable
-from referee.standings import RANKING_KEYS, render
+from referee.stats.standings import RANKING_KEYS, render
 from referee.tournament import Layout, TournamentError, load_standings, read_journal
 
 

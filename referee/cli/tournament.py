@@ -12,9 +12,9 @@ from typing import Any
 import click
 
 from referee.cli.options import standings_format_option
-from referee.config import ConfigError, load_config
-from referee.standings import render
+from referee.stats.standings import render
 from referee.tournament import JournalError, Progress, RunResult, Tournament, TournamentError
+from referee.tournament.config import ConfigError, load_config
 
 
 @click.command()

@@ -6,9 +6,7 @@ import pathlib
 
 import click
 
-from referee.seal import SealError, load_key
-from referee.tournament.progress import Progress
-from referee.verify import (
+from referee.audit.verify import (
     Discrepancy,
     FolderReport,
     GameReport,
@@ -16,6 +14,8 @@ from referee.verify import (
     verify_folder,
     verify_log,
 )
+from referee.folder.seal import SealError, load_key
+from referee.tournament.progress import Progress
 
 __all__ = ["verify"]
 

@@ -91,6 +91,6 @@ NOT_RECORDED = frozenset(
 )
 
 #: Kinds of a launched bot stopped at a resource limit by its supervisor
-#: (``referee/sandbox.py`` exits with one ``EXIT_*`` code for each; the
+#: (``referee/sandbox/supervisor.py`` exits with one ``EXIT_*`` code for each; the
 #: launcher's ``_LIMIT_EXITS`` is the one map from those codes to these kinds).
 LIMIT_KINDS = frozenset({FaultKind.MEMORY_LIMIT, FaultKind.CPU_LIMIT, FaultKind.PROCESS_LIMIT})

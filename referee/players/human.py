@@ -11,7 +11,7 @@ a bot that does not answer.
 Between its own decisions the page still shows the game as it goes (the
 cards others play, who took the trick, the hands' scores): the player
 follows the game's log records (:meth:`HumanPlayer.follow`, given to
-:func:`~referee.match.play_game` as ``on_event``) and keeps its own copy of
+:func:`~referee.match.runner.play_game` as ``on_event``) and keeps its own copy of
 the authoritative state, a :class:`~referee.engine.GameState` rebuilt move by
 move as ``referee replay`` does. What leaves this module is only ever
 ``SeatView.of(copy, seat)`` (what the seat may know) and public facts (names,
@@ -44,7 +44,7 @@ from referee.engine import (
     Trick,
     card_list,
 )
-from referee.gamelog import (
+from referee.match.gamelog import (
     FaultRecord,
     ForfeitRecord,
     GameHeader,
@@ -473,7 +473,7 @@ def _outcome(outcome: Outcome | None) -> dict[str, Any] | None:
 
 
 def follow_all(players: Iterable[HumanPlayer]) -> Callable[[str, dict[str, Any]], None]:
-    """One ``on_event`` for :func:`~referee.match.play_game` that feeds every human seat."""
+    """One ``on_event`` for :func:`~referee.match.runner.play_game` that feeds every human seat."""
     seats = list(players)
 
     def on_event(record_type: str, data: dict[str, Any]) -> None:

@@ -1,9 +1,9 @@
 """Bots the referee launches as processes: start, watch, restart, always stop.
 
-Each bot runs under the supervisor :mod:`referee.sandbox` in a process group
+Each bot runs under the supervisor :mod:`referee.sandbox.supervisor` in a process group
 of its own, with a scrubbed environment and its stdout and stderr appended to
 files of its own. By default (``sandbox="bwrap"``) the supervisor runs it in a
-bubblewrap sandbox (:mod:`referee.bwrap`) with no network, serving gRPC on a
+bubblewrap sandbox (:mod:`referee.sandbox.bwrap`) with no network, serving gRPC on a
 Unix socket (``{address}``/``{socket}`` in its command); with
 ``sandbox="none"`` it runs on the host, and may serve on a TCP port
 (``{port}``). The referee waits for the health service to say SERVING (with a
@@ -45,11 +45,10 @@ import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from referee import bwrap, safepath
-from referee import sandbox as supervisor
 from referee.players.base import BotFault, BotInfo, FaultKind
 from referee.players.remote import BotConnection, Connection
 from referee.safetext import printable
+from referee.sandbox import bwrap, safepath, supervisor
 
 __all__ = [
     "FALLBACK_CPU_PERCENT",
@@ -210,7 +209,7 @@ def parent_watch_fd() -> int:
 class LaunchedBot(Connection):
     """A bot process started from a command line with a ``{address}`` (or ``{port}``) placeholder.
 
-    ``sandbox`` is ``"bwrap"`` (the default: see :mod:`referee.bwrap`) or
+    ``sandbox`` is ``"bwrap"`` (the default: see :mod:`referee.sandbox.bwrap`) or
     ``"none"``; ``folder`` is the bot's folder (a sandboxed bot sees it
     read-only; for a bare command, the folder of its script), ``hidden`` are
     folders the bot must not see even inside its own (the output folder).

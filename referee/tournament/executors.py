@@ -6,7 +6,7 @@ it hands each game's spec and the path its log must have to a
 log complete and synced at that path. Implementations:
 
 - :class:`ThreadExecutor`: games in threads of the referee process, with
-  bots from a :class:`~referee.bots.BotSupply` (one process per bot, or a
+  bots from a :class:`~referee.players.bots.BotSupply` (one process per bot, or a
   fresh one per game) or one process per bot per table
   (``bot_processes: shared`` / ``per_table``);
 - :class:`ProcessExecutor`: games in local worker processes, each with its
@@ -34,10 +34,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from referee import buildnet, lifeline
-from referee.bots import BotPool, BotSpec, BotSupply, DeadPlayer
-from referee.match import GameRecord, GameSpec, play_game
+from referee.match.runner import GameRecord, GameSpec, play_game
 from referee.players import Player
+from referee.players.bots import BotPool, BotSpec, BotSupply, DeadPlayer
+from referee.sandbox import buildnet, lifeline
 
 __all__ = [
     "BotEvent",
@@ -304,7 +304,7 @@ def _worker_init(settings: WorkerSettings, counter: Any) -> None:
 
     The worker ignores Ctrl-C (the main process decides when to stop) and dies
     with the main process, even when that is killed with SIGKILL (a worker of
-    :func:`referee.lifeline.spawn_context` has asked for that before its first
+    :func:`referee.sandbox.lifeline.spawn_context` has asked for that before its first
     import; this covers a worker spawned otherwise); its bots' supervisors
     then take the bots down.
     """

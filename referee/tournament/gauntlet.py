@@ -29,9 +29,9 @@ import random
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from referee.gauntlet_config import GauntletConfig
-from referee.seal import game_seed
-from referee.sprt import (
+from referee.folder.core import TournamentError, journal_entry, read_journal, write_atomic
+from referee.folder.seal import game_seed
+from referee.stats.sprt import (
     FixedSummary,
     SequentialTest,
     SprtSettings,
@@ -39,7 +39,7 @@ from referee.sprt import (
     fixed_summary,
     paired_counts,
 )
-from referee.tournament.folder import TournamentError, journal_entry, read_journal, write_atomic
+from referee.tournament.gauntlet_config import GauntletConfig
 from referee.tournament.progress import Progress
 from referee.tournament.runner import Tournament
 from referee.tournament.schedule import Schedule, ScheduledGame, _seatings, derive_seed
@@ -671,7 +671,7 @@ def folder_report(
     """A gauntlet folder's report, recomputed from its journal (authenticated with the key)."""
     import pathlib
 
-    from referee.tournament.folder import Layout, TournamentState, open_journal
+    from referee.folder.core import Layout, TournamentState, open_journal
 
     state_path = Layout(pathlib.Path(root)).state
     if state_path.exists() and not TournamentState.load(state_path).config.get("gauntlet"):

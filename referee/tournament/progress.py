@@ -1,7 +1,7 @@
 """Live progress of a tournament on stderr: games done, rate, ETA, faults, leaders.
 
 The leaders' ``pts/hand`` is the standings' ``points_per_hand``
-(:class:`referee.standings.PointsPerHand`: the mean over a bot's duplicate
+(:class:`referee.stats.standings.PointsPerHand`: the mean over a bot's duplicate
 sets of its mean points per hand in each), so the line and the final table
 agree on the games counted so far.
 """
@@ -14,7 +14,7 @@ import time
 from collections.abc import Mapping
 from typing import IO, Any
 
-from referee.standings import PointsPerHand
+from referee.stats.standings import PointsPerHand
 
 __all__ = ["Progress"]
 

@@ -45,13 +45,14 @@ from typing import Any
 import ray
 import ray.exceptions
 
-from referee import __version__, bwrap, safepath
-from referee.bots import BotSpec, BotSupply, build_bot, build_slot
-from referee.config import BuildConfig, ExecutorConfig
-from referee.gamelog import store_log
-from referee.match import GameRecord, GameSpec, play_game
+from referee import __version__
+from referee.folder.core import TournamentError
+from referee.match.gamelog import store_log
+from referee.match.runner import GameRecord, GameSpec, play_game
+from referee.players.bots import BotSpec, BotSupply, build_bot, build_slot
+from referee.sandbox import bwrap, safepath
+from referee.tournament.config import BuildConfig, ExecutorConfig
 from referee.tournament.executors import BotEvent, GameExecutor, Stopped, WorkerSettings
-from referee.tournament.folder import TournamentError
 
 __all__ = ["STAGE_IGNORE", "RayExecutor", "stage_bot_folders"]
 

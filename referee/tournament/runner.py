@@ -2,9 +2,9 @@
 
 A run goes:
 
-1. open the output folder (:mod:`referee.tournament.folder`): a new one, or
+1. open the output folder (:mod:`referee.folder.core`): a new one, or
    the same tournament to resume (the config's
-   :meth:`~referee.config.TournamentConfig.digest` must match the one saved
+   :meth:`~referee.tournament.config.TournamentConfig.digest` must match the one saved
    in ``tournament.json``; ``fresh`` moves an old folder aside);
 2. build the bot folders that have a build step, a few at a time, each in
    its sandbox; a bot whose build fails on the first run is left out, with
@@ -22,7 +22,7 @@ A run goes:
 6. once every game is in the journal (a gauntlet: once its tests have
    decided), close the journal with a sealed ``end`` entry and record it in
    ``tournament.json`` (sealed too), so that a journal cut short at its end
-   is caught (:class:`~referee.tournament.folder.JournalEnd`);
+   is caught (:class:`~referee.folder.core.JournalEnd`);
 7. stop every bot and write the standings.
 
 Ctrl-C or SIGTERM stops scheduling, gives the games in flight a moment to
@@ -50,23 +50,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from referee import __version__, bwrap, procfs, seal
-from referee import sandbox as supervisor
-from referee.bots import BotSpec, BuildResult, build_bots, spec_folder
-from referee.build_progress import BuildProgress
-from referee.config import TournamentConfig
-from referee.match import GameRecord, GameSpec
-from referee.players.launcher import cpu_warning
-from referee.standings import Standings, render
-from referee.tournament.executors import (
-    GameExecutor,
-    ProcessExecutor,
-    Stopped,
-    ThreadExecutor,
-    WorkerSettings,
-    games_per_table,
-)
-from referee.tournament.folder import (
+from referee import __version__
+from referee.audit.verify import verify_entry
+from referee.folder import seal
+from referee.folder.core import (
     Journal,
     Layout,
     TournamentError,
@@ -77,9 +64,23 @@ from referee.tournament.folder import (
     read_journal,
     write_atomic,
 )
+from referee.match.runner import GameRecord, GameSpec
+from referee.players.bots import BotSpec, BuildResult, build_bots, spec_folder
+from referee.players.build_progress import BuildProgress
+from referee.players.launcher import cpu_warning
+from referee.sandbox import bwrap, procfs, supervisor
+from referee.stats.standings import Standings, render
+from referee.tournament.config import TournamentConfig
+from referee.tournament.executors import (
+    GameExecutor,
+    ProcessExecutor,
+    Stopped,
+    ThreadExecutor,
+    WorkerSettings,
+    games_per_table,
+)
 from referee.tournament.progress import Progress
 from referee.tournament.schedule import Schedule, ScheduledGame, make_schedule
-from referee.verify import verify_entry
 
 __all__ = ["STOP_GRACE_S", "RunResult", "Tournament"]
 
@@ -306,7 +307,7 @@ class Tournament:
         self.echo(f"building {count} bot folder(s), {parallel} at a time ...")
         failed: dict[str, str] = {}
 
-        # A long, quiet build shows its time and its output's last line (referee.build_progress).
+        # A long, quiet build shows its time and its output's last line (referee.players.build_progress).
         builds = BuildProgress()
 
         def built(group: list[BotSpec], result: BuildResult) -> None:

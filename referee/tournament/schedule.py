@@ -16,7 +16,7 @@ deal set to the next.
 
 The tables and seatings derive from the tournament seed through SHA-256; the
 deal seeds derive from the tournament's secret key too
-(:func:`referee.seal.game_seed`), so that nobody can compute a deal in
+(:func:`referee.folder.seal.game_seed`), so that nobody can compute a deal in
 advance from the seed. The same key, seed and settings give the same schedule
 on any machine:
 
@@ -39,7 +39,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from referee.seal import game_seed
+from referee.folder.seal import game_seed
 
 __all__ = ["Schedule", "ScheduledGame", "derive_seed", "make_schedule", "sample_tables"]
 
@@ -118,7 +118,7 @@ def make_schedule(
 ) -> Schedule:
     """The schedule of a tournament between ``bots`` (see the module docs).
 
-    ``key`` is the tournament's secret key (:mod:`referee.seal`): the deal
+    ``key`` is the tournament's secret key (:mod:`referee.folder.seal`): the deal
     seeds derive from it, the tables and seatings from ``seed`` alone.
     """
     if len(set(bots)) != len(bots):

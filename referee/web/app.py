@@ -46,10 +46,10 @@ from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from referee import seal
 from referee.analysis.marks import Marks
-from referee.render_html import render_html
-from referee.replay import LogError, load_game
+from referee.audit.render_html import render_html
+from referee.audit.replay import LogError, load_game
+from referee.folder import seal
 from referee.safetext import shown_name, shown_text
 from referee.web.analysis import BotAnalyses
 from referee.web.index import FILTERS, Catalog, FolderIndex, Snapshot, filter_games, game_index

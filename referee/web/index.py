@@ -7,7 +7,7 @@ keeps, per folder:
 
 - the game rows (for the filterable game list), and per bot the points per
   hand (a histogram), appended as games are journaled;
-- the standings (:func:`referee.standings.compute_standings` over the
+- the standings (:func:`referee.stats.standings.compute_standings` over the
   journal's entries, exactly what ``referee standings`` prints) and each
   bot's OpenSkill ordinal after each of its games, recomputed when the
   journal has grown; this costs time proportional to the games (about a
@@ -41,10 +41,10 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from referee import seal
+from referee.folder import seal
+from referee.folder.core import JournalError, Layout, TournamentError, TournamentState
 from referee.safetext import shown_name, shown_text
-from referee.standings import RANKING_KEYS, compute_standings
-from referee.tournament.folder import JournalError, Layout, TournamentError, TournamentState
+from referee.stats.standings import RANKING_KEYS, compute_standings
 from referee.web.journal import JournalReset, JournalTail, log_path
 
 __all__ = [
@@ -565,7 +565,7 @@ def _row(layout: Layout, entry: dict[str, Any], position: int) -> GameRow:
 def rating_history(games: list[GameRow]) -> dict[str, list[tuple[int, float]]]:
     """Each bot's OpenSkill ordinal after each of its games (``(game number, ordinal)``).
 
-    The same model and order as :func:`referee.standings.compute_standings`
+    The same model and order as :func:`referee.stats.standings.compute_standings`
     (Plackett-Luce with its defaults, games by schedule index then journal
     position), so a bot's last point is its ordinal in the standings; a test
     holds them together. A bot with more than :data:`MAX_RATING_POINTS`
@@ -593,7 +593,7 @@ def rating_history(games: list[GameRow]) -> dict[str, list[tuple[int, float]]]:
 _MS = re.compile(rb'"ms":')
 
 try:  # gamelog.open_log reads a log plain or gzip-compressed (a .jsonl.gz log)
-    from referee.gamelog import open_log as _open_log
+    from referee.match.gamelog import open_log as _open_log
 except ImportError:  # a referee whose logs are all plain
 
     def _open_log(path: str | os.PathLike[str]) -> Any:

@@ -1,15 +1,15 @@
 """Following a tournament's journal while it grows: the entries appended since last time.
 
-:func:`referee.tournament.folder.authenticated_journal` reads a journal from
+:func:`referee.folder.core.authenticated_journal` reads a journal from
 its first line; a server that shows a tournament while it plays would read
 10,000 lines again for every game that finishes. :class:`JournalTail` is the
 same reading done incrementally: it keeps the byte offset, the line number
 and the MAC of the last line read, and on each :meth:`~JournalTail.read`
 checks only the lines written since, with the same checks, in the same
-order, through the same :mod:`referee.seal` functions (each line's MAC,
+order, through the same :mod:`referee.folder.seal` functions (each line's MAC,
 chained; each game's log against its ``log_mac``; ``tournament.json``'s
 facts against every ``run`` entry), and gathers what the journal says of its
-end (:class:`~referee.tournament.folder.JournalEnd`), so that
+end (:class:`~referee.folder.core.JournalEnd`), so that
 :meth:`~JournalTail.end_problem` can tell a finished tournament cut short. A
 torn last line (a game being journaled right now) is left for the next read.
 A test holds it to ``authenticated_journal``'s verdicts.
@@ -24,8 +24,8 @@ import os
 import pathlib
 from typing import Any
 
-from referee import seal
-from referee.tournament.folder import (
+from referee.folder import seal
+from referee.folder.core import (
     JournalEnd,
     JournalError,
     Layout,
@@ -68,7 +68,7 @@ class JournalTail:
     def read(self) -> list[dict[str, Any]]:
         """The complete lines written since the last read, checked; [] when none.
 
-        Raises :class:`~referee.tournament.folder.JournalError` naming the
+        Raises :class:`~referee.folder.core.JournalError` naming the
         line that fails, and :class:`JournalReset` when the file was replaced
         or cut shorter than what was read.
         """
@@ -125,7 +125,7 @@ class JournalTail:
         A finished tournament's journal cut short at its end (the end that
         ``state`` records is not among the lines read), or, with the key, a
         ``state`` that the journal says is sealed but is not
-        (:func:`~referee.tournament.folder.end_problems`).
+        (:func:`~referee.folder.core.end_problems`).
         """
         for path, line, text in end_problems(self.end, state, self.layout, self._key):
             return f"{path}:{line}: {text}" if line else f"{path}: {text}"

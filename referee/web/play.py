@@ -43,9 +43,9 @@ from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from referee.audit.render_html import render_html
+from referee.audit.replay import LogError, load_game
 from referee.players.human import HumanPlayer
-from referee.render_html import render_html
-from referee.replay import LogError, load_game
 from referee.safetext import shown_text
 from referee.web.app import _PAGE_CSP, _REPLAY_CSP, _SECURITY_HEADERS, LOOPBACK_HOSTS, _env
 from referee.web.server import _Server, is_loopback

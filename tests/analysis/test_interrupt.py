@@ -13,8 +13,8 @@ import time
 import pytest
 
 from referee.analysis.record import analysis_path, read_analysis
-from referee.procfs import processes
-from referee.tournament.folder import Layout
+from referee.folder.core import Layout
+from referee.sandbox.procfs import processes
 from tests.analysis.conftest import FAST, referee
 
 

@@ -13,9 +13,9 @@ import sys
 
 from click.testing import CliRunner
 
-from referee.bots import build_bot, parse_bot
-from referee.build_progress import BuildProgress, last_line
 from referee.cli import cli
+from referee.players.bots import build_bot, parse_bot
+from referee.players.build_progress import BuildProgress, last_line
 from tests.helpers import launched_pids  # noqa: F401 (an autouse fixture)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -1,6 +1,6 @@
 """tests.helpers' requirements: a missing sandbox skips, a broken probe fails.
 
-``require_sandbox`` decides from ``referee.bwrap.check_sandbox`` alone: its
+``require_sandbox`` decides from ``referee.sandbox.bwrap.check_sandbox`` alone: its
 ``SandboxUnavailable`` (bwrap cannot run on this machine) is the one reason to
 skip; any other error is a bug of the probe, which must fail the test rather
 than silently skip every sandboxed attack.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee import bwrap
+from referee.sandbox import bwrap
 from tests.helpers import missing_tools, require_sandbox, require_tools
 
 

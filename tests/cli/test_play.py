@@ -14,8 +14,8 @@ import time
 import pytest
 from click.testing import CliRunner
 
+from referee.audit.verify import verify_log
 from referee.cli import cli
-from referee.verify import verify_log
 from tests.helpers import require_sandbox, wait_no_processes_in
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

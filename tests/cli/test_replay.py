@@ -7,9 +7,9 @@ import pathlib
 
 from click.testing import CliRunner
 
+from referee.audit.render_text import render_text
+from referee.audit.replay import load_game
 from referee.cli import cli
-from referee.render_text import render_text
-from referee.replay import load_game
 from tests.replay.fixtures import FAULTS_LOG, GOLDEN
 
 

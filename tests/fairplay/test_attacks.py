@@ -39,7 +39,7 @@ from typing import Any
 
 import pytest
 
-from referee import procfs
+from referee.sandbox import procfs
 from tests.helpers import require_sandbox
 
 pytestmark = pytest.mark.slow
@@ -76,7 +76,7 @@ def ptrace_works() -> bool:
 def cgroups_contain_bots() -> bool:
     """True if every launched bot (even with ``sandbox: none``) gets cgroups of its own."""
     try:
-        from referee import sandbox
+        from referee.sandbox import supervisor as sandbox
     except ImportError:
         return False
     support = getattr(sandbox, "cgroup_support", None)

@@ -24,14 +24,14 @@ import pytest
 from click.testing import CliRunner, Result
 
 from referee import safetext
+from referee.audit.render_html import render_html
+from referee.audit.render_text import render_text
+from referee.audit.replay import load_game
 from referee.cli import cli
-from referee.gamelog import open_log
-from referee.render_html import render_html
-from referee.render_text import render_text
-from referee.replay import load_game
+from referee.folder.core import Layout
+from referee.match.gamelog import open_log
 from referee.safetext import printable
-from referee.standings import compute_standings, render
-from referee.tournament.folder import Layout
+from referee.stats.standings import compute_standings, render
 from tests.fairplay.bots.evil_strings import ATTACKS, SCRIPT
 from tests.helpers import wait_no_processes_in
 

@@ -1,6 +1,6 @@
 """Credentials reach a build only when the config names their kind (``build.credentials``).
 
-The filters of referee.build_settings, one per settings file, and a real
+The filters of referee.players.build_settings, one per settings file, and a real
 sandboxed build that prints what it sees of the organiser's settings.
 """
 
@@ -11,8 +11,8 @@ import shutil
 
 import pytest
 
-from referee import build_settings
-from referee.bots import build_bot, parse_bot
+from referee.players import build_settings
+from referee.players.bots import build_bot, parse_bot
 from tests.helpers import require_sandbox
 
 TOKEN = "npm_SECRETTOKEN0123456789"

@@ -2,8 +2,8 @@
 
 Two parts:
 
-- the proxy's decisions (:func:`referee.buildnet.decide`) and its serving
-  (:class:`referee.buildnet.BuildProxy`), with a fake resolver and a fake
+- the proxy's decisions (:func:`referee.sandbox.buildnet.decide`) and its serving
+  (:class:`referee.sandbox.buildnet.BuildProxy`), with a fake resolver and a fake
   connector, so no test depends on what a name resolves to here;
 - the attack, in a real tournament: the test starts listeners on the host
   (loopback, on an ephemeral port and on 443 or 80 when it may bind one; a
@@ -33,9 +33,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from referee import buildnet
-from referee.buildnet import AllowList, BuildProxy, Refused, decide
-from referee.config import ConfigError, load_config
+from referee.sandbox import buildnet
+from referee.sandbox.buildnet import AllowList, BuildProxy, Refused, decide
+from referee.tournament.config import ConfigError, load_config
 from tests.helpers import require_sandbox
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""The bubblewrap command lines of referee.bwrap, read option by option (no bwrap is run).
+"""The bubblewrap command lines of referee.sandbox.bwrap, read option by option (no bwrap is run).
 
 ``bot_command`` and ``build_command`` are the one statement of what a
 sandboxed bot and a sandboxed build can see. The attacks of test_attacks.py
@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from referee import bwrap
+from referee.sandbox import bwrap
 
 #: How many operands each bwrap option takes (an option not listed fails the parse: a new
 #: option must be looked at here before it ships).
@@ -135,7 +135,7 @@ def test_what_a_bot_sees_read_only_is_the_system_its_folder_and_the_referees_pyt
     allowed += [bot["folder"], bwrap.runtime_dir()]
     allowed += [pathlib.Path(sys.prefix), pathlib.Path(sys.base_prefix)]
     allowed += [pathlib.Path(sys.executable).resolve().parent.parent]
-    allowed += [pathlib.Path(bwrap.__file__).resolve().parent]
+    allowed += [pathlib.Path(bwrap.__file__).resolve().parent.parent]  # the referee package
     for source, _ in binds(options, "--ro-bind"):
         path = pathlib.Path(source)
         assert any(path == a or a in path.parents for a in allowed), source

@@ -40,15 +40,15 @@ from typing import Any
 
 import pytest
 
-from referee import sandbox as supervisor
-from referee.config import ConfigError, load_config
-from referee.gamelog import read_log
+from referee.match.gamelog import read_log
+from referee.match.policy import Limits
 from referee.pb.hearts.v1 import hearts_pb2 as pb
 from referee.players import BotFault, LaunchedBot
 from referee.players.launcher import CpuMode
-from referee.policy import Limits
-from referee.protocol import PROTOCOL_VERSION
+from referee.players.protocol import PROTOCOL_VERSION
+from referee.sandbox import supervisor
 from referee.tournament import Tournament, read_journal
+from referee.tournament.config import ConfigError, load_config
 from tests.helpers import (  # noqa: F401 (launched_pids: an autouse fixture)
     launched_pids,
     require_cgroups,

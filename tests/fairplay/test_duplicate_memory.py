@@ -65,10 +65,10 @@ from typing import Any
 
 import pytest
 
-from referee import seal
-from referee.config import load_config
-from referee.standings import t_quantile_975
+from referee.folder import seal
+from referee.stats.standings import t_quantile_975
 from referee.tournament import Tournament
+from referee.tournament.config import load_config
 from tests.helpers import require_sandbox, write_config
 
 pytestmark = pytest.mark.slow

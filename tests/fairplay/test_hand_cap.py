@@ -21,11 +21,11 @@ import json
 import pathlib
 from collections.abc import Sequence
 
+from referee.audit.verify import verify_log
 from referee.engine import HEARTS, QUEEN_OF_SPADES, Card, MoonScoring, Rules, SeatView, card_list
-from referee.match import GameRecord, GameSpec, play_game
+from referee.match.runner import GameRecord, GameSpec, play_game
 from referee.players.base import BotInfo, Deadline, Player
 from referee.players.builtin import builtin_player
-from referee.verify import verify_log
 from tests.logs import log_text, write_log_text
 
 _POINTS = HEARTS | 1 << QUEEN_OF_SPADES

@@ -1,4 +1,4 @@
-"""referee.safepath: paths under a folder an untrusted party writes; no link is ever followed."""
+"""referee.sandbox.safepath: paths under a folder an untrusted party writes; no link is ever followed."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pathlib
 
 import pytest
 
-from referee import safepath
-from referee.safepath import UnsafePathError
+from referee.sandbox import safepath
+from referee.sandbox.safepath import UnsafePathError
 
 
 @pytest.fixture
@@ -130,7 +130,7 @@ def test_a_staged_bot_folder_keeps_no_link_leading_out_of_it(
 ) -> None:
     """Ray packs a working directory following links: a staged folder keeps only inner files'."""
     pytest.importorskip("ray")
-    from referee.bots import BotSpec
+    from referee.players.bots import BotSpec
     from referee.tournament.ray_executor import stage_bot_folders
 
     bot = tmp_path / "bot"

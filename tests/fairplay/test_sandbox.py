@@ -22,15 +22,14 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from referee import bwrap
-from referee import sandbox as supervisor
-from referee.bots import BotPool, parse_bot
 from referee.cli import cli
-from referee.config import ConfigError, load_config
-from referee.match import GameSpec, play_game
+from referee.match.policy import FaultPolicy, Limits, TimeControl
+from referee.match.runner import GameSpec, play_game
 from referee.players import builtin_player
-from referee.policy import FaultPolicy, Limits, TimeControl
+from referee.players.bots import BotPool, parse_bot
+from referee.sandbox import bwrap, supervisor
 from referee.tournament import Tournament, TournamentError, read_journal
+from referee.tournament.config import ConfigError, load_config
 from tests.helpers import (  # noqa: F401 (launched_pids: an autouse fixture)
     launched_pids,
     require_cgroups,

@@ -25,8 +25,8 @@ import time
 
 import pytest
 
-from referee.config import load_config
 from referee.tournament import Tournament, read_journal
+from referee.tournament.config import load_config
 from tests.helpers import require_cgroups, require_sandbox, wait_no_processes_in
 
 pytestmark = pytest.mark.slow

@@ -2,7 +2,7 @@
 
 ``built_kit(language)`` runs ``referee new-bot LANGUAGE DIR`` into a temporary
 folder (outside this checkout) and builds it with the referee's own sandboxed
-build (:func:`referee.bots.build_bot`), which sees that folder and the
+build (:func:`referee.players.bots.build_bot`), which sees that folder and the
 toolchains and nothing of this checkout: as an author outside the repository
 would, and as a tournament does. Every kit test plays or checks that build.
 """
@@ -16,8 +16,8 @@ from collections.abc import Callable
 import pytest
 from click.testing import CliRunner
 
-from referee.bots import build_bot, parse_bot
 from referee.cli import cli
+from referee.players.bots import build_bot, parse_bot
 from referee.scaffold import kit_name
 from tests.helpers import launched_pids  # noqa: F401 (an autouse fixture)
 

@@ -17,10 +17,10 @@ from collections.abc import Callable
 
 import pytest
 
-from referee.bots import BotPool, parse_bot
-from referee.gamelog import read_log
-from referee.match import GameSpec, play_game
-from referee.policy import FaultPolicy, TimeControl
+from referee.match.gamelog import read_log
+from referee.match.policy import FaultPolicy, TimeControl
+from referee.match.runner import GameSpec, play_game
+from referee.players.bots import BotPool, parse_bot
 from tests.helpers import bot_processes_alive, missing_tools
 from tests.kits.conftest import Build
 

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from referee.bots import BotPool
 from referee.engine import MoonChoice, MoonScoring, Pass, Play, Rules, card_list, deal, parse_cards
 from referee.engine import replay as engine_replay
-from referee.gamelog import read_log
-from referee.match import GameRecord, GameSpec, play_game
+from referee.match.gamelog import read_log
+from referee.match.policy import FaultPolicy, TimeControl
+from referee.match.runner import GameRecord, GameSpec, play_game
 from referee.players import Player
-from referee.policy import FaultPolicy, TimeControl
+from referee.players.bots import BotPool
 from tests.helpers import alive_in_groups, launched_pids  # noqa: F401 (an autouse fixture)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from referee.engine import CardSet, MoonScoring, card_list
-from referee.fallback import (
+from referee.match.fallback import (
     FALLBACK_MOON_CHOICE,
     fallback_pass,
     fallback_play,

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from referee import procfs
-from referee.bots import DeadPlayer, parse_bot
 from referee.engine import GameState, MoonScoring, PassDirection, Rules, parse_cards
+from referee.match.policy import FaultPolicy, TimeControl
 from referee.players import BotFault, FaultKind, builtin_player
-from referee.policy import FaultPolicy, TimeControl
+from referee.players.bots import DeadPlayer, parse_bot
+from referee.sandbox import procfs
 from tests.match.bots import misbehaving
 from tests.match.conftest import (
     assert_no_process_left,
@@ -252,7 +252,7 @@ MOON_HANDS = [
 @pytest.fixture()
 def rigged_deal(monkeypatch: pytest.MonkeyPatch) -> None:
     """Hand 1 of every game is MOON_HANDS (a hold hand); later hands are dealt as usual."""
-    import referee.match
+    import referee.match.runner
 
     class Rigged:
         @staticmethod
@@ -261,7 +261,7 @@ def rigged_deal(monkeypatch: pytest.MonkeyPatch) -> None:
                 MOON_HANDS, rules, pass_direction=PassDirection.HOLD, seed=seed
             )
 
-    monkeypatch.setattr(referee.match, "GameState", Rigged)
+    monkeypatch.setattr(referee.match.runner, "GameState", Rigged)
 
 
 MOON_RULES = Rules(target_score=26, moon_scoring=MoonScoring.SHOOTER_CHOOSES)
@@ -270,7 +270,7 @@ MOON_RULES = Rules(target_score=26, moon_scoring=MoonScoring.SHOOTER_CHOOSES)
 def _moon_game(tmp_path: pathlib.Path, serve, *args: str) -> tuple[Any, list[dict[str, Any]]]:
     player, _ = serve("--strategy", "greedy", *args)
     spec_rules = MOON_RULES
-    from referee.match import GameSpec, play_game
+    from referee.match.runner import GameSpec, play_game
 
     spec = GameSpec(
         game_id="moon",
@@ -416,7 +416,7 @@ def test_stand_in_for_a_bot_that_never_starts(tmp_path, make_pool, launched_pids
 
 
 def test_referee_interrupted_mid_game_writes_game_abort(tmp_path) -> None:
-    from referee.match import GameSpec, play_game
+    from referee.match.runner import GameSpec, play_game
     from tests.match.conftest import load
 
     class Interrupting(type(builtin_player("random"))):  # type: ignore[misc]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pathlib
 
-from referee.bots import parse_bot
 from referee.engine import Rules
+from referee.match.policy import FaultPolicy, TimeControl
 from referee.players import RemotePlayer, builtin_player
-from referee.policy import FaultPolicy, TimeControl
+from referee.players.bots import parse_bot
 from tests.match.conftest import (
     SAMPLE_HEURISTIC,
     SAMPLE_RANDOM,

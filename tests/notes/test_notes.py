@@ -15,11 +15,11 @@ import sys
 import pytest
 from click.testing import CliRunner
 
+from referee.audit.replay import load_game
+from referee.audit.verify import verify_log
 from referee.cli import cli
-from referee.gamelog import LogError, PlayRecord, read_log
-from referee.replay import load_game
+from referee.match.gamelog import LogError, PlayRecord, read_log
 from referee.safetext import NOTE_CHARS
-from referee.verify import verify_log
 from tests.helpers import launched_pids  # noqa: F401 (an autouse fixture)
 
 BOT = pathlib.Path(__file__).resolve().parent / "noting_bot.py"

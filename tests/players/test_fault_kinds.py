@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from referee import sandbox
 from referee.engine import LIMIT_KINDS, FaultKind
 from referee.players import launcher
+from referee.sandbox import supervisor as sandbox
 
 
 def test_the_launcher_maps_every_limit_exit_to_its_kind() -> None:

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
+from referee.audit.verify import verify_log
 from referee.engine import MoonScoring, Rules
-from referee.match import GameSpec, play_game
+from referee.match.policy import FaultPolicy, TimeControl
+from referee.match.runner import GameSpec, play_game
 from referee.players.builtin import HeuristicPlayer, RandomPlayer
 from referee.players.human import HumanPlayer, Refusal, follow_all
-from referee.policy import FaultPolicy, TimeControl
-from referee.verify import verify_log
 from tests.players.human_robot import choose, illegal_card, play_out
 
 #: A seed where the seat at South, choosing as ``random`` does, takes every heart and Q♠

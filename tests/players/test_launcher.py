@@ -13,10 +13,10 @@ import os
 
 import pytest
 
-from referee import procfs
-from referee.bots import parse_bot
+from referee.match.policy import TimeControl
 from referee.players import BotFault, FaultKind
-from referee.policy import TimeControl
+from referee.players.bots import parse_bot
+from referee.sandbox import procfs
 from tests.match.conftest import assert_no_process_left, misbehaving_command
 
 

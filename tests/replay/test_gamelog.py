@@ -1,4 +1,4 @@
-"""The record types of referee.gamelog: what match writes is what they read back."""
+"""The record types of referee.match.gamelog: what match writes is what they read back."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import re
 import pytest
 
 from referee.engine import Card, PassDirection
-from referee.gamelog import (
+from referee.match.gamelog import (
     RECORD_TYPES,
     DealRecord,
     Fault,

@@ -15,9 +15,9 @@ import shutil
 
 import pytest
 
+from referee.audit.render_html import game_data, render_html
+from referee.audit.replay import Game, load_game
 from referee.engine import Rules
-from referee.render_html import game_data, render_html
-from referee.replay import Game, load_game
 from tests.replay.browser import Node, dump_dom, screenshot
 from tests.replay.fixtures import FAULTS_LOG, MOON_LOG, play
 

@@ -14,9 +14,9 @@ import pathlib
 import click
 import pytest
 
+from referee.audit.render_text import render_chunks, render_text
+from referee.audit.replay import load_game
 from referee.engine import Card
-from referee.render_text import render_chunks, render_text
-from referee.replay import load_game
 from tests.replay.fixtures import FAULTS_LOG, GOLDEN, MOON_LOG
 
 REGEN = os.environ.get("REPLAY_REGEN_GOLDEN") == "1"

@@ -1,4 +1,4 @@
-"""``referee.replay``: a log as a structured game, and engine states rebuilt from it."""
+"""``referee.audit.replay``: a log as a structured game, and engine states rebuilt from it."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import pathlib
 
 import pytest
 
+from referee.audit.replay import game_actions, load_game, state_at
 from referee.engine import Card, MoonChoice, Phase, card_list, replay
-from referee.gamelog import LogError
-from referee.replay import game_actions, load_game, state_at
+from referee.match.gamelog import LogError
 from tests.replay.fixtures import FAULTS_LOG, MOON_LOG
 
 

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from referee.audit.verify import verify_log
 from referee.cli import cli
 from referee.engine import MoonScoring, Rules, TieRule
-from referee.verify import verify_log
 from tests.replay.fixtures import FAULTS_LOG, MOON_LOG, play
 
 Records = list[Any]  # dicts, or raw strings for lines that are not JSON
@@ -371,9 +371,9 @@ def _mutations(records: Records, count: int) -> list[Records]:
 
 
 def test_random_damage_is_reported_not_raised(tmp_path: pathlib.Path) -> None:
-    from referee.render_html import game_data
-    from referee.render_text import render_text
-    from referee.replay import load_game
+    from referee.audit.render_html import game_data
+    from referee.audit.render_text import render_text
+    from referee.audit.replay import load_game
 
     path = tmp_path / "x.jsonl"
     found = 0

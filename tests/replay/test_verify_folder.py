@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from referee import seal
+from referee.audit.verify import verify_folder
 from referee.cli import cli
-from referee.tournament.folder import Layout, TournamentState
-from referee.verify import verify_folder
+from referee.folder import seal
+from referee.folder.core import Layout, TournamentState
 from tests.helpers import copy_folder
 from tests.logs import folder_logs, log_of, log_text, write_log_text
 

@@ -1,7 +1,7 @@
 """The strong bot plays real games: every variant, 3 to 7 players, short move times.
 
 The bot folder is launched as in a tournament (sandboxed, over gRPC, by
-``referee.bots.BotPool``) and plays short games against built-in bots through
+``referee.players.bots.BotPool``) and plays short games against built-in bots through
 the match runner. It must play every decision itself: no fault of any kind.
 Timing is asserted only as the referee judges it (a timeout is a fault), with
 a generous grace so that a loaded machine does not fail the test; the bot's
@@ -19,12 +19,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from referee.bots import BotPool, parse_bot
 from referee.engine import MoonScoring, Rules, TieRule
-from referee.gamelog import read_log
-from referee.match import GameSpec, play_game
+from referee.match.gamelog import read_log
+from referee.match.policy import FaultPolicy, TimeControl
+from referee.match.runner import GameSpec, play_game
 from referee.players import Player, builtin_player
-from referee.policy import FaultPolicy, TimeControl
+from referee.players.bots import BotPool, parse_bot
 from tests.strong.conftest import STRONG
 
 #: A generous grace: only a bot that ignores its clock times out.

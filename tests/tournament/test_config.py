@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import cli
-from referee.config import ConfigError, load_config
 from referee.engine import MoonScoring, TieRule
-from referee.policy import BuildLimits, Limits
+from referee.match.policy import BuildLimits, Limits
+from referee.tournament.config import ConfigError, load_config
 
 from .conftest import SAMPLE_HEURISTIC, write_config
 

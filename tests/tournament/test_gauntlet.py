@@ -10,9 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import cli
-from referee.config import ConfigError, load_config
-from referee.gauntlet_config import GauntletConfig
-from referee.sprt import SprtSettings
+from referee.stats.sprt import SprtSettings
+from referee.tournament.config import ConfigError, load_config
 from referee.tournament.gauntlet import (
     GauntletProgress,
     GauntletTournament,
@@ -24,6 +23,7 @@ from referee.tournament.gauntlet import (
     render_report,
     tracker_from_journal,
 )
+from referee.tournament.gauntlet_config import GauntletConfig
 from tests.tournament.conftest import write_config
 
 GAUNTLET = """

@@ -1,6 +1,6 @@
 """Fair play: deals from a secret key, and results that cannot be forged without it.
 
-Each tournament folder has a key (``out/key``, referee/seal.py): the deals
+Each tournament folder has a key (``out/key``, referee/folder/seal.py): the deals
 derive from it, and every journal line and game log is sealed with it. These
 tests forge results the way someone who can write the folder (but not read
 the key) would, and check that ``referee verify`` and ``referee standings``
@@ -20,14 +20,14 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from referee import seal
+from referee.audit.verify import verify_log
 from referee.cli import cli
-from referee.config import load_config
 from referee.engine import Rules
-from referee.match import GameSpec, play_game
+from referee.folder import seal
+from referee.match.runner import GameSpec, play_game
 from referee.players.builtin import builtin_player
 from referee.tournament import Tournament, TournamentError, TournamentState
-from referee.verify import verify_log
+from referee.tournament.config import load_config
 from tests.helpers import copy_folder
 from tests.logs import log_of, log_text, write_log_text
 

@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from referee import seal
 from referee.cli import cli
-from referee.config import load_config
+from referee.folder import seal
 from referee.tournament import Tournament, TournamentError, TournamentState
+from referee.tournament.config import load_config
 
 from .conftest import write_config
 
@@ -139,8 +139,8 @@ def test_a_finished_journal_cut_at_its_end_is_refused(out: pathlib.Path, lines: 
 
 def test_every_suffix_of_a_finished_journal_is_caught(out: pathlib.Path) -> None:
     """Each of the journal's suffixes removed in turn (down to its first line): all refused."""
+    from referee.audit.verify import verify_folder
     from referee.tournament import load_standings
-    from referee.verify import verify_folder
 
     whole = journal_lines(out)
     for keep in range(1, len(whole)):

@@ -11,7 +11,7 @@ import io
 
 import pytest
 
-from referee.standings import PointsPerHand, compute_standings, render
+from referee.stats.standings import PointsPerHand, compute_standings, render
 from referee.tournament.progress import Progress
 
 

@@ -10,9 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import cli
-from referee.config import load_config
-from referee.gamelog import read_log
-from referee.seal import load_key
+from referee.folder.seal import load_key
+from referee.match.gamelog import read_log
 from referee.tournament import (
     Journal,
     Progress,
@@ -21,6 +20,7 @@ from referee.tournament import (
     TournamentState,
     read_journal,
 )
+from referee.tournament.config import load_config
 from referee.tournament.schedule import make_schedule
 from tests.logs import log_of
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from referee.seal import game_seed
+from referee.folder.seal import game_seed
 from referee.tournament.schedule import make_schedule, sample_tables
 
 BOTS = [f"bot{i}" for i in range(6)]

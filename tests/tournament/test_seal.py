@@ -1,4 +1,4 @@
-"""The tournament key and the MACs (referee/seal.py)."""
+"""The tournament key and the MACs (referee/folder/seal.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import stat
 
 import pytest
 
-from referee import seal
+from referee.folder import seal
 from referee.tournament import schedule
 
 KEY = bytes(range(32))

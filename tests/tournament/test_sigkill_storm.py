@@ -29,9 +29,10 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from referee import procfs, seal
+from referee.folder import seal
+from referee.folder.core import Layout
+from referee.sandbox import procfs
 from referee.tournament import read_journal
-from referee.tournament.folder import Layout
 
 from .conftest import copy_heuristic, journal_games, without_timing, write_config
 

@@ -11,7 +11,7 @@ import random
 import pytest
 from openskill.models import PlackettLuce
 
-from referee.standings import (
+from referee.stats.standings import (
     STANDINGS_FORMAT,
     STANDINGS_VERSION,
     compute_standings,

@@ -11,9 +11,8 @@ import shutil
 
 import pytest
 
-from referee import seal
-from referee.standings import compute_standings
-from referee.tournament.folder import (
+from referee.folder import seal
+from referee.folder.core import (
     Journal,
     JournalError,
     Layout,
@@ -21,6 +20,7 @@ from referee.tournament.folder import (
     authenticated_journal,
     read_journal,
 )
+from referee.stats.standings import compute_standings
 from referee.web.index import rating_history
 from referee.web.journal import JournalTail
 from referee.web.server import is_loopback, warning_for

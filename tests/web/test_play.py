@@ -20,13 +20,13 @@ from typing import Any
 import httpx
 import pytest
 
+from referee.audit.verify import verify_log
 from referee.engine import Rules
-from referee.match import GameSpec, play_game
+from referee.match.policy import TimeControl
+from referee.match.runner import GameSpec, play_game
 from referee.players.builtin import HeuristicPlayer, RandomPlayer
 from referee.players.human import HumanPlayer, follow_all
-from referee.policy import TimeControl
 from referee.safetext import shown_name
-from referee.verify import verify_log
 from referee.web.play import PlayServer
 from tests.players.human_robot import choose, illegal_card
 from tests.web.conftest import EVIL

@@ -274,7 +274,7 @@ class Game:
 
 
 def card_str(card) -> str:
-    from referee.protocol import card_from_pb
+    from referee.players.protocol import card_from_pb
 
     return str(card_from_pb(card))
 
@@ -323,7 +323,7 @@ def attack_read_seed() -> None:
     from referee.tournament.schedule import derive_seed
 
     try:
-        from referee.seal import game_seed
+        from referee.folder.seal import game_seed
     except ImportError:  # before the tournament key: deals came from the seed alone
         game_seed = None
 
@@ -1457,7 +1457,7 @@ def main(argv: list[str]) -> None:
         CLEAN[ATTACK]()
         return
     from referee.botkit import Bot, serve
-    from referee.protocol import rules_from_pb
+    from referee.players.protocol import rules_from_pb
 
     attacking = "--no-attack" not in argv
     argv = [a for a in argv if a != "--no-attack"]

@@ -4,7 +4,7 @@
 
 The referee starts this script in a new session, so it leads a process group
 that the bot and anything the bot spawns belong to. COMMAND is usually the
-bubblewrap command line of :mod:`referee.bwrap`, which puts the bot in
+bubblewrap command line of :mod:`referee.sandbox.bwrap`, which puts the bot in
 namespaces of its own; with ``sandbox: none`` it is the bot's own command. The
 supervisor then:
 

@@ -10,7 +10,7 @@
       sprt: {delta0: 0, delta1: 0.5, alpha: 0.05, beta: 0.05, min_sets: 16, model: robust}
 
 Errors name the file and key path, like every config error
-(:class:`referee.config.ConfigError`). docs/sprt.md describes the test.
+(:class:`referee.tournament.config.ConfigError`). docs/sprt.md describes the test.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import difflib
 from collections.abc import Sequence
 from typing import Any
 
-from referee.sprt import MODELS, SprtSettings
+from referee.stats.sprt import MODELS, SprtSettings
 
 __all__ = ["FORMATS", "GAUNTLET_DEAL_SETS", "METRICS", "TESTS", "GauntletConfig", "parse_gauntlet"]
 
@@ -58,7 +58,7 @@ class GauntletConfig:
 
 
 def parse_gauntlet(top: Any, bots: Sequence[str], table_size: int) -> GauntletConfig | None:
-    """The checked ``gauntlet`` section of ``top`` (a ``referee.config._Section``), if any.
+    """The checked ``gauntlet`` section of ``top`` (a ``referee.tournament.config._Section``), if any.
 
     ``format`` defaults to ``gauntlet`` when the section is there.
     """

@@ -9,7 +9,7 @@ A bot is given as one of:
   a sandbox);
 - a folder with a ``bot.yaml`` manifest (built first if it has a build step).
 
-Launched bots and builds run in a sandbox (:mod:`referee.bwrap`) unless their
+Launched bots and builds run in a sandbox (:mod:`referee.sandbox.bwrap`) unless their
 spec says ``sandbox="none"``. :class:`BotPool` turns specs into players and
 stops everything it started.
 """
@@ -35,9 +35,7 @@ import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from referee import build_progress, build_settings, buildnet, bwrap, safepath
-from referee import sandbox as supervisor
-from referee.manifest import MANIFEST_NAME, ManifestError, load_manifest
+from referee.match.policy import BuildLimits, FaultPolicy, Limits, TimeControl
 from referee.players import (
     BUILTIN_BOTS,
     BotConnection,
@@ -47,11 +45,14 @@ from referee.players import (
     LaunchedBot,
     Player,
     RemotePlayer,
+    build_progress,
+    build_settings,
     builtin_player,
 )
 from referee.players.base import Deadline
 from referee.players.launcher import PLACEHOLDERS, command_folder, parent_watch_fd
-from referee.policy import BuildLimits, FaultPolicy, Limits, TimeControl
+from referee.players.manifest import MANIFEST_NAME, ManifestError, load_manifest
+from referee.sandbox import buildnet, bwrap, safepath, supervisor
 
 __all__ = [
     "BotPool",
@@ -88,7 +89,7 @@ class BotSpec:
     cwd: str | None = None
     #: Shell command that builds the bot, run in ``cwd`` before play.
     build: str | None = None
-    #: Resource limits of a launched bot (see referee/sandbox.py).
+    #: Resource limits of a launched bot (see referee/sandbox/supervisor.py).
     limits: Mapping[str, int] = dataclasses.field(default_factory=dict)
     #: "bwrap" (the default) or "none" for a launched bot; None: the config's default.
     sandbox: str | None = None
@@ -293,18 +294,18 @@ def build_bot(
 
     Sandboxed (the default), the build sees its own folder (writable), the
     toolchains (read-only), a home of its own that keeps package caches
-    between builds (:func:`referee.bwrap.build_home`), the user's
+    between builds (:func:`referee.sandbox.bwrap.build_home`), the user's
     package-manager settings read-only and without the credentials whose kind
-    is not in ``credentials`` (:mod:`referee.build_settings`), a scrubbed
+    is not in ``credentials`` (:mod:`referee.players.build_settings`), a scrubbed
     environment and a network of its own whose one way out is a proxy to
-    ``registries`` (host names, :mod:`referee.buildnet`; it writes its
+    ``registries`` (host names, :mod:`referee.sandbox.buildnet`; it writes its
     refusals to the log), but no other bot and none of ``hidden`` (the output
     folder). It runs under the supervisor with ``limits`` (memory, processes,
     CPU share, output, tmpfs; in a cgroup of its own where the machine allows);
     a build over a limit, or over ``timeout_s``, is stopped and fails with that
     reason. Every process it started is killed when it ends or times out, and
     when the referee dies. ``on_progress(name, elapsed_s, last_line)`` hears
-    how it goes once a second (:mod:`referee.build_progress`).
+    how it goes once a second (:mod:`referee.players.build_progress`).
     """
     limits = limits or BuildLimits()
     log_dir = pathlib.Path(log_dir)

@@ -7,7 +7,7 @@ build, which has a network namespace of its own with only a loopback::
         -- /bin/sh -c "the build command"
 
 It listens on ``127.0.0.1:PORT``, copies every connection to and from the
-Unix socket (bind-mounted from the referee, where :class:`referee.buildnet.BuildProxy`
+Unix socket (bind-mounted from the referee, where :class:`referee.sandbox.buildnet.BuildProxy`
 decides what may pass), runs the command, and exits with its exit status.
 It holds no secret and makes no decision: a build that kills or replaces it
 only loses its own way out.

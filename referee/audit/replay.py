@@ -4,8 +4,8 @@
 :class:`Game`: the header, then hand by hand the deal, the passes, the tricks
 with their plays, the moon choice and the scoring, with each fault and
 forfeit where it happened. Each record is parsed by its record type of
-:mod:`referee.gamelog` (types, cards); this module checks their order, not the
-rules: that is :mod:`referee.verify`, which replays the game through the engine. :func:`game_actions` and :func:`state_at` rebuild engine
+:mod:`referee.match.gamelog` (types, cards); this module checks their order, not the
+rules: that is :mod:`referee.audit.verify`, which replays the game through the engine. :func:`game_actions` and :func:`state_at` rebuild engine
 states from a game, to look at a position as the engine (or a bot) saw it.
 """
 
@@ -32,7 +32,7 @@ from referee.engine import (
     Rules,
     replay,
 )
-from referee.gamelog import (
+from referee.match.gamelog import (
     RECORD_TYPES,
     DealRecord,
     Fault,
@@ -316,7 +316,7 @@ class Game:
 
 
 def read_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """:func:`~referee.gamelog.read_log`, with bytes that are not UTF-8 a :class:`LogError` too."""
+    """:func:`~referee.match.gamelog.read_log`, with bytes that are not UTF-8 a :class:`LogError` too."""
     line = 0
     try:
         for line, record in read_log(path):
@@ -354,7 +354,7 @@ def load_game(path: str | os.PathLike[str], *, strict: bool = True) -> Game:
     """Read a game log into a :class:`Game`.
 
     A damaged log (not JSON, a wrong header, a record of the wrong shape or
-    out of order) raises :class:`~referee.gamelog.LogError` naming the file
+    out of order) raises :class:`~referee.match.gamelog.LogError` naming the file
     and line; with ``strict=False`` the game read so far is returned instead,
     with the error in :attr:`Game.damage` (the header must still be readable).
     """

@@ -27,9 +27,10 @@ import threading
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
-from referee import __version__, durable, seal
-from referee.match import GameRecord
-from referee.standings import RANKING_KEYS, Standings, compute_standings
+from referee import __version__, durable
+from referee.folder import seal
+from referee.match.runner import GameRecord
+from referee.stats.standings import RANKING_KEYS, Standings, compute_standings
 from referee.tournament.schedule import ScheduledGame
 
 __all__ = [
@@ -166,7 +167,7 @@ class Layout:
         by :data:`GAMES_PER_FOLDER`, in three digits: games 0-99 in
         ``games/000/``, 100-199 in ``games/001/``, ..., so no folder holds
         more than a hundred logs. The log is compressed once the game is over
-        (:class:`~referee.gamelog.GameLogWriter`). Without ``index``:
+        (:class:`~referee.match.gamelog.GameLogWriter`). Without ``index``:
         ``games/<game_id>.jsonl``, the flat, plain layout of older referees,
         which is still read.
         """
@@ -225,14 +226,14 @@ class TournamentState:
     ranking: str = "points"
     created_at: str = ""
     referee_version: str = __version__
-    #: The fingerprint of the folder's key (:func:`referee.seal.key_id`), never the key;
+    #: The fingerprint of the folder's key (:func:`referee.folder.seal.key_id`), never the key;
     #: None for a folder of an older referee, made without a key.
     key_id: str | None = None
     #: The journal's last ``end`` entry once the tournament is finished: ``games`` (game
     #: entries before it), ``line`` (its line number) and ``end_mac`` (its MAC). The
     #: journal must still hold that line (:func:`end_problems`); None while unfinished.
     finished: dict[str, Any] | None = None
-    #: The MAC of the other members (:meth:`sealed_body`, :func:`referee.seal.state_mac`),
+    #: The MAC of the other members (:meth:`sealed_body`, :func:`referee.folder.seal.state_mac`),
     #: set by :meth:`save` with the key; None in a folder of an older referee.
     state_mac: str | None = None
 
@@ -363,7 +364,7 @@ def read_journal(
 ) -> Iterator[dict[str, Any]]:
     """The entries of a journal, streamed; a torn last line (a kill mid-write) is skipped.
 
-    With ``key``, each line's MAC is checked first (:func:`referee.seal.check_line`);
+    With ``key``, each line's MAC is checked first (:func:`referee.folder.seal.check_line`);
     a line that fails raises :class:`JournalError` naming it.
     """
     for _, entry, _ in _journal_lines(pathlib.Path(path), key):
@@ -627,7 +628,7 @@ def _jsonable(value: Any) -> bool:
 class Journal:
     """Appends entries to ``journal.jsonl``, each sealed, written and fsynced before it counts.
 
-    Each line ends with its ``mac`` (:func:`referee.seal.seal_line`), chained
+    Each line ends with its ``mac`` (:func:`referee.folder.seal.seal_line`), chained
     to the line before, so the journal can be authenticated with the key. A
     new journal made with ``promise_end`` says in its first line
     (``sealed_end``) that it is closed with an ``end`` entry

@@ -31,14 +31,14 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from referee import buildnet
-from referee.bots import BotSpec, BotSpecError, parse_bot
-from referee.build_settings import CREDENTIAL_KINDS
-from referee.bwrap import SANDBOX_KINDS
 from referee.engine import MAX_HANDS, MAX_TARGET_SCORE, MoonScoring, Rules, RulesError, TieRule
-from referee.gauntlet_config import GAUNTLET_DEAL_SETS, GauntletConfig, parse_gauntlet
-from referee.policy import BuildLimits, FaultPolicy, Limits, TimeControl
-from referee.standings import RANKING_KEYS
+from referee.match.policy import BuildLimits, FaultPolicy, Limits, TimeControl
+from referee.players.bots import BotSpec, BotSpecError, parse_bot
+from referee.players.build_settings import CREDENTIAL_KINDS
+from referee.sandbox import buildnet
+from referee.sandbox.bwrap import SANDBOX_KINDS
+from referee.stats.standings import RANKING_KEYS
+from referee.tournament.gauntlet_config import GAUNTLET_DEAL_SETS, GauntletConfig, parse_gauntlet
 from referee.yamlfile import YamlFileError, load_yaml
 
 __all__ = [
@@ -53,7 +53,7 @@ __all__ = [
     "parse_config",
 ]
 
-#: Resource limits a launched bot may be given (referee.policy.Limits, enforced by referee/sandbox.py).
+#: Resource limits a launched bot may be given (referee.match.policy.Limits, enforced by referee/sandbox/supervisor.py).
 LIMIT_KEYS = tuple(f.name for f in dataclasses.fields(Limits))
 BOT_PROCESSES = ("shared", "per_table", "per_worker")
 #: How long a launched bot's process lives: one game, one table, or the whole run.
@@ -150,11 +150,11 @@ class BuildConfig:
     parallel: int = dataclasses.field(default_factory=lambda: os.cpu_count() or 1)
     #: A build taking longer fails.
     timeout_s: float = 1800.0
-    #: The hosts a build's network reaches (its proxy's allow-list, :mod:`referee.buildnet`).
+    #: The hosts a build's network reaches (its proxy's allow-list, :mod:`referee.sandbox.buildnet`).
     registries: tuple[str, ...] = buildnet.DEFAULT_REGISTRIES
-    #: Each build's memory, processes, CPU share, output and tmpfs (referee/sandbox.py).
+    #: Each build's memory, processes, CPU share, output and tmpfs (referee/sandbox/supervisor.py).
     limits: BuildLimits = dataclasses.field(default_factory=BuildLimits)
-    #: The kinds of credentials a build may see (referee.build_settings.CREDENTIAL_KINDS).
+    #: The kinds of credentials a build may see (referee.players.build_settings.CREDENTIAL_KINDS).
     credentials: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -563,7 +563,7 @@ def _build(top: _Section) -> BuildConfig:
     )
 
 
-#: The keys of ``build.limits`` (referee.policy.BuildLimits).
+#: The keys of ``build.limits`` (referee.match.policy.BuildLimits).
 BUILD_LIMIT_KEYS = tuple(f.name for f in dataclasses.fields(BuildLimits))
 
 
@@ -661,7 +661,7 @@ def _limits(parent: _Section, key: str, data: Any) -> dict[str, int]:
         return number
 
     values = {k: section.get(k, size, -1) for k in LIMIT_KEYS if k != "ponder"}
-    if "ponder" in section.data:  # a flag (referee.policy.Limits.ponder)
+    if "ponder" in section.data:  # a flag (referee.match.policy.Limits.ponder)
         values["ponder"] = section.get(
             "ponder", _checker(section, _bool_value, "true or false"), False
         )

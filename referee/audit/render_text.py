@@ -35,8 +35,8 @@ from tabulate import tabulate
 from referee.analysis.grading import Grade
 from referee.analysis.marks import Marks
 from referee.analysis.record import Decision
+from referee.audit.replay import Fault, Game, Hand, Note, PassMove, PlayMove, Trick
 from referee.engine import Card, Suit
-from referee.replay import Fault, Game, Hand, Note, PassMove, PlayMove, Trick
 from referee.safetext import shown_name, shown_note, shown_text
 
 __all__ = ["Chunk", "render_chunks", "render_text"]

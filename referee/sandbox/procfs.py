@@ -1,7 +1,7 @@
 """The processes of this machine, read from /proc (Linux).
 
 Used to find a run's child process groups, and by the tests and benchmarks to
-check that no bot outlives the referee. (referee/sandbox.py keeps its own
+check that no bot outlives the referee. (referee/sandbox/supervisor.py keeps its own
 reader: it runs by file path with ``python -I`` and imports nothing of ours.)
 """
 

@@ -2,7 +2,7 @@
 
 The page (``referee/templates/replay.html``: inline CSS and JavaScript, no
 network, no external fonts) shows the table from above and plays the game
-trick by trick. :func:`game_data` turns a :class:`~referee.replay.Game` into
+trick by trick. :func:`game_data` turns a :class:`~referee.audit.replay.Game` into
 the JSON the page embeds; with ``seat`` set, only what that seat could see
 goes into the file (the other hands are sent as card counts), so a replay can
 be shared with a bot's author without revealing the other bots' cards.
@@ -44,7 +44,7 @@ from typing import Any
 from referee.analysis.grading import Grade
 from referee.analysis.marks import Marks
 from referee.analysis.record import Decision
-from referee.replay import Game, Hand, Note, PassMove, PlayMove, Trick
+from referee.audit.replay import Game, Hand, Note, PassMove, PlayMove, Trick
 from referee.safetext import shown_name, shown_note, shown_text
 
 __all__ = ["REPLAY_DATA_FORMAT", "game_data", "render_html"]

@@ -21,10 +21,18 @@ import os
 import pathlib
 from typing import Any
 
-from referee.bwrap import SANDBOX_KINDS
-from referee.config import ConfigError, _checker, _choice, _int_value, _policy, _rules, _Section
 from referee.engine import Rules
-from referee.policy import FaultPolicy, TimeControl
+from referee.match.policy import FaultPolicy, TimeControl
+from referee.sandbox.bwrap import SANDBOX_KINDS
+from referee.tournament.config import (
+    ConfigError,
+    _checker,
+    _choice,
+    _int_value,
+    _policy,
+    _rules,
+    _Section,
+)
 from referee.yamlfile import YamlFileError, load_yaml
 
 __all__ = ["DEFAULT_HUMAN_CLOCK", "PlayConfig", "load_play_config", "parse_play_config"]

@@ -37,7 +37,7 @@ from referee.engine import (
     card_list,
 )
 from referee.engine.errors import ActionError
-from referee.fallback import (
+from referee.match.fallback import (
     FALLBACK_MOON_CHOICE,
     fallback_pass,
     fallback_play,
@@ -45,7 +45,7 @@ from referee.fallback import (
     pass_decision,
     play_decision,
 )
-from referee.gamelog import (
+from referee.match.gamelog import (
     DealRecord,
     Fault,
     FaultRecord,
@@ -62,9 +62,9 @@ from referee.gamelog import (
     SeatInfo,
     TrickRecord,
 )
+from referee.match.policy import FaultPolicy, TimeControl
 from referee.players.base import BotFault, BotInfo, Deadline, FaultKind, Player
 from referee.players.remote import RemotePlayer
-from referee.policy import FaultPolicy, TimeControl
 
 __all__ = ["GameRecord", "GameSpec", "play_game"]
 

@@ -18,7 +18,7 @@ Per bot:
   in schedule order so that the rating does not depend on which game finished
   first;
 - ``rank_ci95``: a 95% interval of the bot's rank, bootstrapped over the
-  duplicate sets (:mod:`referee.ranks`) on the ranking's own measure, and
+  duplicate sets (:mod:`referee.stats.ranks`) on the ranking's own measure, and
   ``rank_tied_with``: the bots whose rank intervals overlap its own (their
   ranks cannot be told apart). Not computed for the ``ordinal`` ranking (a
   rating of the games in order, not a mean over sets).
@@ -52,8 +52,8 @@ from typing import Any
 from openskill.models import PlackettLuce
 from tabulate import tabulate
 
-from referee.ranks import overlapping, rank_intervals
 from referee.safetext import shown_name, shown_text
+from referee.stats.ranks import overlapping, rank_intervals
 
 __all__ = [
     "FORMATS",

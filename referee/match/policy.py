@@ -110,7 +110,7 @@ class FaultPolicy(_Settings):
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class Limits(_Settings):
-    """Resource limits of a launched bot, enforced by referee/sandbox.py; 0 is no limit.
+    """Resource limits of a launched bot, enforced by referee/sandbox/supervisor.py; 0 is no limit.
 
     Memory, CPU time and processes count the bot and everything it spawns
     (in a cgroup of its own where the machine allows, which also counts its
@@ -161,7 +161,7 @@ class Limits(_Settings):
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class BuildLimits(_Settings):
-    """Resource limits of one sandboxed build (``build.limits``), enforced by referee/sandbox.py.
+    """Resource limits of one sandboxed build (``build.limits``), enforced by referee/sandbox/supervisor.py.
 
     As a bot's (:class:`Limits`), they count the build and everything it
     spawns, in a cgroup of its own where the machine allows (which also gives

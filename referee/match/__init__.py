@@ -1,0 +1,1 @@
+"""The match runner: one game from a GameSpec to a GameRecord, its clocks, fault policy and log."""

@@ -1,0 +1,1 @@
+"""Statistics: standings, rank intervals, ratings and sequential tests."""
