@@ -4,7 +4,7 @@ Everything else is in pyproject.toml. At build time the kits' files (each
 kit's folder less what its ``.gitignore`` ignores) and
 ``proto/hearts/v1/hearts.proto`` are copied into ``referee/_kits/`` of the
 build, by the same function ``referee new-bot`` reads them with
-(``referee/scaffold.py``, run by path: the package's dependencies need not be
+(``referee/cli/scaffold.py``, run by path: the package's dependencies need not be
 installed yet). An editable install reads them from the checkout instead.
 """
 
@@ -19,7 +19,7 @@ ROOT = pathlib.Path(__file__).resolve().parent
 
 
 def _scaffold():
-    spec = importlib.util.spec_from_file_location("_scaffold", ROOT / "referee" / "scaffold.py")
+    spec = importlib.util.spec_from_file_location("_scaffold", ROOT / "referee" / "cli" / "scaffold.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)

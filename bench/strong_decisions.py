@@ -38,10 +38,9 @@ sys.path.insert(0, str(ROOT / "sample_bots" / "python" / "strong"))
 import grpc  # noqa: E402
 from bot import StrongBot  # noqa: E402
 
-from referee import botkit  # noqa: E402
+from referee import botkit, protocol  # noqa: E402
 from referee.engine import GameState, Pass, Phase, Play, Rules, card_list  # noqa: E402
 from referee.pb.hearts.v1 import hearts_pb2_grpc as pb_grpc  # noqa: E402
-from referee.players import protocol  # noqa: E402
 
 
 def positions(seed: int) -> list[GameState]:

@@ -38,7 +38,7 @@ kept)::
 
 Decision requests carry the rules in force (``request.rules``;
 ``request.rules.num_players`` is the table size), so a bot needs no state to
-know the variant; :func:`referee.players.protocol.view_from_play_request` turns a
+know the variant; :func:`referee.protocol.view_from_play_request` turns a
 PlayCardRequest into the engine's view, rules included.
 """
 

@@ -32,7 +32,7 @@ BOT = textwrap.dedent(
 
     from referee.botkit import Bot, pb, serve
     from referee.engine import CardSet, legal
-    from referee.players.protocol import cards_from_pb, card_to_pb, rules_from_pb
+    from referee.protocol import cards_from_pb, card_to_pb, rules_from_pb
 
     HERE = pathlib.Path(__file__).resolve().parent
     PID = os.getpid()

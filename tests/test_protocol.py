@@ -1,4 +1,4 @@
-"""The protocol conversions (referee/players/protocol.py) round-trip, for random game states."""
+"""The protocol conversions (referee/protocol.py) round-trip, for random game states."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from referee import protocol
 from referee.engine import (
     Card,
     GameState,
@@ -19,7 +20,6 @@ from referee.engine import (
     card_list,
 )
 from referee.pb.hearts.v1 import hearts_pb2 as pb
-from referee.players import protocol
 
 VARIANTS = [
     Rules(),

@@ -3,7 +3,7 @@
 It starts (or connects to) one bot and drives it through scripted situations,
 talking hearts.v1 directly so that each situation is exactly the one wanted.
 The engine deals the hands, plays the other seats, builds every request
-(:mod:`referee.players.protocol`) and judges every answer against the rules. The
+(:mod:`referee.protocol`) and judges every answer against the rules. The
 result is a :class:`Report`: one :class:`CheckResult` per check, PASS, FAIL,
 WARN, INFO or SKIP, with the reason, and the answer times of every RPC.
 

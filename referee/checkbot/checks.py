@@ -18,10 +18,10 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2
 
+from referee import protocol
 from referee.checkbot.calls import DECISIONS, NOTIFICATIONS, Calls, p95
 from referee.checkbot.report import SHOWN, CheckResult, Status, shown
 from referee.pb.hearts.v1 import hearts_pb2 as pb
-from referee.players import protocol
 
 SERVICE = "hearts.v1.HeartsBot"
 

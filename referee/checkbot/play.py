@@ -2,7 +2,7 @@
 
 A :class:`Driver` plays a :class:`~referee.checkbot.situations.Game` from the
 deal: it sends the bot every notification and every decision of its seat,
-exactly as the referee builds them (:mod:`referee.players.protocol`), judges each
+exactly as the referee builds them (:mod:`referee.protocol`), judges each
 answer and counts it towards its checks in a
 :class:`~referee.checkbot.checks.Tallies`. Where an answer is wrong, the
 engine plays a legal card in its place and the hand goes on.
@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from referee import protocol
 from referee.checkbot.calls import CallFailed, Calls
 from referee.checkbot.checks import Tallies
 from referee.checkbot.situations import (
@@ -30,7 +31,6 @@ from referee.checkbot.situations import (
     scripted_games,
 )
 from referee.engine import Card, MoonScoring, Phase, card_list
-from referee.players import protocol
 
 
 class Driver:

@@ -18,7 +18,7 @@ import traceback
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
-from referee import __version__
+from referee import __version__, protocol
 from referee.checkbot.calls import CallFailed, Calls, Gone
 from referee.checkbot.checks import (
     Tallies,
@@ -36,7 +36,7 @@ from referee.checkbot.report import CHECKS, CheckResult, Report, Status
 from referee.engine import FaultKind
 from referee.match.policy import FaultPolicy, Limits, TimeControl
 from referee.pb.hearts.v1 import hearts_pb2 as pb
-from referee.players import BotConnection, BotFault, BotInfo, Connection, protocol
+from referee.players import BotConnection, BotFault, BotInfo, Connection
 from referee.players.bots import REFUSED_S, BotPool, BotSpec, build_bot
 from referee.players.build_progress import ProgressHook
 from referee.players.remote import handshake_info, open_channel

@@ -17,6 +17,7 @@ import random
 import threading
 from typing import Any
 
+from referee import protocol
 from referee.engine import (
     ActionError,
     Card,
@@ -34,7 +35,6 @@ from referee.engine import (
     parse_cards,
 )
 from referee.pb.hearts.v1 import hearts_pb2 as pb
-from referee.players import protocol
 
 
 @dataclasses.dataclass(slots=True)

@@ -6,7 +6,7 @@ import pathlib
 
 import click
 
-from referee.scaffold import LANGUAGES, ScaffoldError, default_author, new_bot
+from referee.cli.scaffold import LANGUAGES, ScaffoldError, default_author, new_bot
 
 #: Other names of a kit's language: the node kit is written in TypeScript.
 ALIASES = {"typescript": "node", "ts": "node", "c++": "cpp", "py": "python"}

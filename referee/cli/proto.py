@@ -6,7 +6,7 @@ import pathlib
 
 import click
 
-from referee.scaffold import ScaffoldError, write_proto
+from referee.cli.scaffold import ScaffoldError, write_proto
 
 
 @click.command("proto")

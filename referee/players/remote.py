@@ -17,11 +17,10 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from referee import __version__
+from referee import __version__, protocol
 from referee.engine import Card, HandResult, MoonScoring, Outcome, Rules, SeatView
 from referee.pb.hearts.v1 import hearts_pb2 as pb
 from referee.pb.hearts.v1 import hearts_pb2_grpc as pb_grpc
-from referee.players import protocol
 from referee.players.base import BotFault, BotInfo, Deadline, FaultKind, Player
 from referee.safetext import printable
 

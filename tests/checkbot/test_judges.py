@@ -2,7 +2,7 @@
 
 ``judge_pass`` and ``judge_play`` decide whether a bot's answer is usable and
 say why not in the words check-bot reports. Each case builds the answer
-message a bot would send (``referee.players.protocol``'s converters, or a raw
+message a bot would send (``referee.protocol``'s converters, or a raw
 ``pb.Card`` for a malformed one) at a position written from card strings.
 """
 
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pytest
 
+from referee import protocol
 from referee.checkbot.situations import judge_pass, judge_play
 from referee.engine import Card, CardSet, GameState, Phase, Play
 from referee.pb.hearts.v1 import hearts_pb2 as pb
-from referee.players import protocol
 
 HANDS = [
     "2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC",

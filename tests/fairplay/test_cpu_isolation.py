@@ -45,7 +45,7 @@ from referee.match.policy import Limits
 from referee.pb.hearts.v1 import hearts_pb2 as pb
 from referee.players import BotFault, LaunchedBot
 from referee.players.launcher import CpuMode
-from referee.players.protocol import PROTOCOL_VERSION
+from referee.protocol import PROTOCOL_VERSION
 from referee.sandbox import supervisor
 from referee.tournament import Tournament, read_journal
 from referee.tournament.config import ConfigError, load_config

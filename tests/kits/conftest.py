@@ -17,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import cli
+from referee.cli.scaffold import kit_name
 from referee.players.bots import build_bot, parse_bot
-from referee.scaffold import kit_name
 from tests.helpers import launched_pids  # noqa: F401 (an autouse fixture)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -29,8 +29,8 @@ import grpc
 import pytest
 from google.protobuf import json_format
 
+from referee import protocol
 from referee.engine import GameState, MoonScoring, Phase, Rules, card_list
-from referee.players import protocol
 from tests.helpers import go_install, tools_dir
 from tests.kits.conftest import Build
 from tests.kits.test_kit_addresses import (

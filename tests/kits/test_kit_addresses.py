@@ -32,10 +32,10 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
+from referee import protocol
 from referee.engine import Card, GameState, PassDirection, Rules
 from referee.pb.hearts.v1 import hearts_pb2 as pb
 from referee.pb.hearts.v1 import hearts_pb2_grpc as pb_grpc
-from referee.players import protocol
 from referee.players.remote import BotConnection
 from tests.kits.conftest import Build
 from tests.kits.test_starter_kits import _requirements

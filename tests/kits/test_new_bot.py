@@ -25,8 +25,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from referee import scaffold
-from referee.cli import cli
+from referee.cli import cli, scaffold
 from tests.kits.conftest import Build
 from tests.kits.test_starter_kits import _requirements
 
@@ -258,7 +257,7 @@ def test_a_wheel_carries_the_kits_and_new_bot_works_from_it(tmp_path: pathlib.Pa
         assert run.returncode == 0, run.stderr
         assert _differences(_written(dest), _tracked(language)) == [], language
     where = subprocess.run(
-        [sys.executable, "-c", "import referee.scaffold as s; print(s._data_root())"],
+        [sys.executable, "-c", "import referee.cli.scaffold as s; print(s._data_root())"],
         capture_output=True,
         text=True,
         env=env,

@@ -21,7 +21,7 @@ from collections.abc import Callable
 import pytest
 import yaml
 
-from referee.scaffold import KIT_FOLDERS, LANGUAGES
+from referee.cli.scaffold import KIT_FOLDERS, LANGUAGES
 from tests.kits.conftest import Build
 from tests.kits.test_starter_kits import ROOT, _requirements
 

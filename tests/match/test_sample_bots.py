@@ -15,11 +15,10 @@ from typing import Any
 import grpc
 import pytest
 
-from referee import botkit
+from referee import botkit, protocol
 from referee.engine import GameState, MoonScoring, Phase, Rules, TieRule, card_list
 from referee.pb.hearts.v1 import hearts_pb2 as pb
 from referee.pb.hearts.v1 import hearts_pb2_grpc as pb_grpc
-from referee.players import protocol
 from tests.match.conftest import SAMPLE_HEURISTIC, SAMPLE_RANDOM
 
 VARIANTS = [

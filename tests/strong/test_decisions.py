@@ -20,11 +20,10 @@ import grpc
 import pytest
 from bot import StrongBot
 
-from referee import botkit
+from referee import botkit, protocol
 from referee.engine import GameState, MoonScoring, Pass, Phase, Play, Rules, card_list
 from referee.pb.hearts.v1 import hearts_pb2 as pb
 from referee.pb.hearts.v1 import hearts_pb2_grpc as pb_grpc
-from referee.players import protocol
 from referee.search import pimc as strong_search
 
 

@@ -274,7 +274,7 @@ class Game:
 
 
 def card_str(card) -> str:
-    from referee.players.protocol import card_from_pb
+    from referee.protocol import card_from_pb
 
     return str(card_from_pb(card))
 
@@ -1457,7 +1457,7 @@ def main(argv: list[str]) -> None:
         CLEAN[ATTACK]()
         return
     from referee.botkit import Bot, serve
-    from referee.players.protocol import rules_from_pb
+    from referee.protocol import rules_from_pb
 
     attacking = "--no-attack" not in argv
     argv = [a for a in argv if a != "--no-attack"]

@@ -51,7 +51,7 @@ import traceback
 from typing import Any
 
 from referee.botkit import Bot, pb, serve
-from referee.players.protocol import card_from_pb, card_to_pb
+from referee.protocol import card_from_pb, card_to_pb
 
 HERE = pathlib.Path(__file__).resolve().parent
 

@@ -67,7 +67,7 @@ class ScaffoldError(ValueError):
 
 def _data_root() -> pathlib.Path:
     """The folder that holds ``proto/`` and ``sample_bots/``: the wheel's data or the checkout."""
-    package = pathlib.Path(__file__).resolve().parent
+    package = pathlib.Path(__file__).resolve().parent.parent  # the referee package
     for root in (package / PACKAGED, package.parent):
         if (root / PROTO).is_file() and (root / "sample_bots").is_dir():
             return root
