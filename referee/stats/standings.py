@@ -49,11 +49,11 @@ import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from openskill.models import PlackettLuce
 from tabulate import tabulate
 
 from referee.safetext import shown_name, shown_text
 from referee.stats.ranks import overlapping, rank_intervals
+from referee.stats.ratings import Rating, Ratings
 
 __all__ = [
     "FORMATS",
@@ -361,14 +361,11 @@ class _Accumulator:
             run = f"run {entry['run']}: " if "run" in entry else ""
             self.failures[entry["bot"]].append(f"{run}{entry['reason']}")
 
-    def ratings(self) -> dict[str, Any]:
-        """OpenSkill ratings, the games taken in schedule order."""
-        model = PlackettLuce()
-        ratings = {b: model.rating(name=b) for b in self.names}
+    def ratings(self) -> Ratings:
+        """OpenSkill ratings (:mod:`referee.stats.ratings`), the games taken in schedule order."""
+        ratings = Ratings(self.names)
         for _, _, seats, placements in sorted(self.order, key=lambda g: g[:2]):
-            rated = model.rate([[ratings[b]] for b in seats], ranks=list(placements))
-            for bot, team in zip(seats, rated, strict=True):
-                ratings[bot] = team[0]
+            ratings.rate(seats, placements)
         return ratings
 
     def statuses(self, excluded: Mapping[str, str]) -> dict[str, tuple[str, str, list[str]]]:
@@ -470,7 +467,9 @@ def _head_to_head(
                 counts[2] += 1
 
 
-def _row(bot: str, tally: _Tally, rating: Any, status: tuple[str, str, list[str]]) -> BotStanding:
+def _row(
+    bot: str, tally: _Tally, rating: Rating, status: tuple[str, str, list[str]]
+) -> BotStanding:
     mean, ci = tally.per_set.interval()
     return BotStanding(
         rank=0,
@@ -490,7 +489,7 @@ def _row(bot: str, tally: _Tally, rating: Any, status: tuple[str, str, list[str]
         forfeits=tally.forfeits,
         mu=rating.mu,
         sigma=rating.sigma,
-        ordinal=rating.ordinal(),
+        ordinal=rating.ordinal,
         ms_per_decision=tally.think_ms / tally.decisions if tally.decisions else None,
     )
 

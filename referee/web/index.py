@@ -39,11 +39,10 @@ import zlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from openskill.models import PlackettLuce
-
 from referee.folder import seal
 from referee.folder.core import JournalError, Layout, TournamentError, TournamentState
 from referee.safetext import shown_name, shown_text
+from referee.stats.ratings import Ratings
 from referee.stats.standings import RANKING_KEYS, compute_standings
 from referee.web.journal import JournalReset, JournalTail, log_path
 
@@ -565,24 +564,19 @@ def _row(layout: Layout, entry: dict[str, Any], position: int) -> GameRow:
 def rating_history(games: list[GameRow]) -> dict[str, list[tuple[int, float]]]:
     """Each bot's OpenSkill ordinal after each of its games (``(game number, ordinal)``).
 
-    The same model and order as :func:`referee.stats.standings.compute_standings`
-    (Plackett-Luce with its defaults, games by schedule index then journal
-    position), so a bot's last point is its ordinal in the standings; a test
-    holds them together. A bot with more than :data:`MAX_RATING_POINTS`
-    games keeps every k-th point and its last.
+    The one model (:mod:`referee.stats.ratings`) in the same order as
+    :func:`referee.stats.standings.compute_standings` (games by schedule index
+    then journal position), so a bot's last point is its ordinal in the
+    standings; a test holds them together. A bot with more than
+    :data:`MAX_RATING_POINTS` games keeps every k-th point and its last.
     """
-    model = PlackettLuce()
-    ratings: dict[str, Any] = {}
+    ratings = Ratings()
     history: dict[str, list[tuple[int, float]]] = collections.defaultdict(list)
     for row in sorted(games, key=lambda g: (g.index, g.position)):
-        for bot in row.bots:
-            if bot not in ratings:
-                ratings[bot] = model.rating(name=bot)
-        rated = model.rate([[ratings[b]] for b in row.bots], ranks=list(row.placements))
-        for bot, team in zip(row.bots, rated, strict=True):
-            ratings[bot] = team[0]
+        rated = ratings.rate(row.bots, row.placements)
+        for bot, rating in zip(row.bots, rated, strict=True):
             points = history[bot]
-            points.append((len(points) + 1, round(team[0].ordinal(), 4)))
+            points.append((len(points) + 1, round(rating.ordinal, 4)))
     for bot, points in history.items():
         if len(points) > MAX_RATING_POINTS:
             step = -(-len(points) // MAX_RATING_POINTS)
