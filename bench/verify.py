@@ -34,7 +34,7 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from referee.audit.verify import cpu_count, verify_folder
+from referee.audit.folder import cpu_count, verify_folder
 from referee.tournament import Progress, Tournament
 from referee.tournament.config import load_config
 

@@ -5,21 +5,17 @@
 with their plays, the moon choice and the scoring, with each fault and
 forfeit where it happened. Each record is parsed by its record type of
 :mod:`referee.match.gamelog` (types, cards); this module checks their order, not the
-rules: that is :mod:`referee.audit.verify`, which replays the game through the engine. :func:`game_actions` and :func:`state_at` rebuild engine
-states from a game, to look at a position as the engine (or a bot) saw it.
+rules: that is :mod:`referee.audit.logs`, which replays the game through the engine.
+:func:`game_actions` and :func:`state_at` rebuild engine states from a game, to look at a position as the engine (or a bot) saw it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import gzip
-import json
 import os
-import pathlib
-import zlib
-from collections.abc import Iterator
 from typing import Any
 
+from referee.audit.logs import read_records
 from referee.engine import (
     Action,
     Card,
@@ -47,12 +43,12 @@ from referee.match.gamelog import (
     PassRecord,
     PlayRecord,
     RecordError,
+    SeatInfo,
     TrickRecord,
     card_field,
     cards_field,
     field,
     parse_card_list,
-    read_log,
 )
 
 __all__ = [
@@ -66,7 +62,7 @@ __all__ = [
     "PassMove",
     "PlayMove",
     "RecordError",
-    "Seat",
+    "SeatInfo",
     "Trick",
     "card_field",
     "cards_field",
@@ -74,7 +70,6 @@ __all__ = [
     "game_actions",
     "load_game",
     "parse_card_list",
-    "read_records",
     "state_at",
 ]
 
@@ -93,18 +88,6 @@ _MALFORMED = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 
 
 # The structured game -------------------------------------------------------------
-
-
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class Seat:
-    """A seat and the bot in it (from the header)."""
-
-    seat: int
-    bot: str
-    name: str = ""
-    version: str = ""
-    author: str = ""
-    language: str = ""
 
 
 @dataclasses.dataclass(slots=True, kw_only=True)
@@ -267,7 +250,7 @@ class Game:
     game_id: str
     seed: int | str
     rules: Rules
-    seats: list[Seat]
+    seats: list[SeatInfo]
     meta: dict[str, Any]
     started_at: str
     header: dict[str, Any]
@@ -313,41 +296,6 @@ class Game:
 
 
 # Reading --------------------------------------------------------------------------
-
-
-def read_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """:func:`~referee.match.gamelog.read_log`, with bytes that are not UTF-8 a :class:`LogError` too."""
-    line = 0
-    try:
-        for line, record in read_log(path):
-            yield line, record
-    except UnicodeDecodeError:
-        where, problem = _first_damage(path) or (line + 1, "not UTF-8 text")
-        raise LogError(path, where, f"{problem}: not a game log?") from None
-
-
-def _first_damage(path: str | os.PathLike[str]) -> tuple[int, str] | None:
-    """The first line that is not UTF-8, or not JSON, and what is wrong with it.
-
-    The decoder reads ahead of the lines, so the line it fails on is found here.
-    """
-    try:
-        data = pathlib.Path(path).read_bytes()
-        if data[:2] == b"\x1f\x8b":  # a compressed log
-            data = gzip.decompress(data)
-    except (OSError, EOFError, gzip.BadGzipFile, zlib.error):
-        return None
-    for number, raw in enumerate(data.splitlines(), start=1):
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            return number, f"not UTF-8 text (byte {raw[error.start]:#04x})"
-        if text.strip():
-            try:
-                json.loads(text)
-            except (ValueError, RecursionError):
-                return number, "not JSON"
-    return None
 
 
 def load_game(path: str | os.PathLike[str], *, strict: bool = True) -> Game:
@@ -586,17 +534,8 @@ def _game_from_header(path: str, raw: dict[str, Any]) -> Game:
     rules = header.rules
     if len(header.seats) != rules.num_players:
         raise RecordError(f"{len(header.seats)} seats for {rules.num_players} players")
-    seats = [
-        Seat(
-            seat=s.seat,
-            bot=s.bot or f"seat {s.seat}",
-            name=s.name,
-            version=s.version,
-            author=s.author,
-            language=s.language,
-        )
-        for s in header.seats
-    ]
+    # A seat without a bot name is shown by its number.
+    seats = [s if s.bot else dataclasses.replace(s, bot=f"seat {s.seat}") for s in header.seats]
     return Game(
         path=path,
         game_id=str(header.game_id),

@@ -6,14 +6,8 @@ import pathlib
 
 import click
 
-from referee.audit.verify import (
-    Discrepancy,
-    FolderReport,
-    GameReport,
-    cpu_count,
-    verify_folder,
-    verify_log,
-)
+from referee.audit.folder import FolderReport, cpu_count, verify_folder
+from referee.audit.logs import Discrepancy, GameReport, verify_log
 from referee.folder.seal import SealError, load_key
 from referee.tournament.progress import Progress
 

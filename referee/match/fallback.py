@@ -4,7 +4,7 @@ A fault never stops a game: the seat gets a fallback, a choice seeded by the
 string ``fallback/{seed}/{decision}`` (Python's :class:`random.Random` with
 that string; docs/log-format.md), so that ``referee verify`` can recompute it
 from the log. The match runner (:mod:`referee.match.runner`) plays these moves and
-the audit (:mod:`referee.audit.verify`) checks them, both with these functions. The
+the audit (:mod:`referee.audit.logs`) checks them, both with these functions. The
 decision ids, sent to the bot and written in the log, are made here too.
 """
 

@@ -4,7 +4,7 @@ The format is documented record by record in docs/log-format.md, and defined
 here once: one class per record type (:class:`GameHeader`, :class:`DealRecord`,
 ... :class:`GameAbortRecord`), each with ``to_json()`` (what the match runner
 writes) and ``from_json()`` (the checked parse that both readers,
-:mod:`referee.audit.replay` and :mod:`referee.audit.verify`, start from). ``from_json``
+:mod:`referee.audit.replay` and :mod:`referee.audit.logs`, start from). ``from_json``
 checks the shape of a record (its fields, their types, the cards); what a record
 must say in its place in a game is the readers' business.
 

@@ -51,7 +51,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from referee import __version__
-from referee.audit.verify import verify_entry
+from referee.audit.logs import verify_entry
 from referee.folder import seal
 from referee.folder.core import (
     Journal,

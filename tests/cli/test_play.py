@@ -14,7 +14,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from referee.audit.verify import verify_log
+from referee.audit.logs import verify_log
 from referee.cli import cli
 from tests.helpers import require_sandbox, wait_no_processes_in
 

@@ -21,7 +21,7 @@ import json
 import pathlib
 from collections.abc import Sequence
 
-from referee.audit.verify import verify_log
+from referee.audit.logs import verify_log
 from referee.engine import HEARTS, QUEEN_OF_SPADES, Card, MoonScoring, Rules, SeatView, card_list
 from referee.match.runner import GameRecord, GameSpec, play_game
 from referee.players.base import BotInfo, Deadline, Player

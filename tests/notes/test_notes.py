@@ -15,8 +15,8 @@ import sys
 import pytest
 from click.testing import CliRunner
 
+from referee.audit.logs import verify_log
 from referee.audit.replay import load_game
-from referee.audit.verify import verify_log
 from referee.cli import cli
 from referee.match.gamelog import LogError, PlayRecord, read_log
 from referee.safetext import NOTE_CHARS

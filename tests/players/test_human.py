@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from referee.audit.verify import verify_log
+from referee.audit.logs import verify_log
 from referee.engine import MoonScoring, Rules
 from referee.match.policy import FaultPolicy, TimeControl
 from referee.match.runner import GameSpec, play_game

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from referee.audit.verify import verify_log
+from referee.audit.logs import verify_log
 from referee.cli import cli
 from referee.engine import MoonScoring, Rules, TieRule
 from tests.replay.fixtures import FAULTS_LOG, MOON_LOG, play

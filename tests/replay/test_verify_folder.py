@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from referee.audit.verify import verify_folder
+from referee.audit.folder import verify_folder
 from referee.cli import cli
 from referee.folder import seal
 from referee.folder.core import Layout, TournamentState

@@ -139,7 +139,7 @@ def test_a_finished_journal_cut_at_its_end_is_refused(out: pathlib.Path, lines: 
 
 def test_every_suffix_of_a_finished_journal_is_caught(out: pathlib.Path) -> None:
     """Each of the journal's suffixes removed in turn (down to its first line): all refused."""
-    from referee.audit.verify import verify_folder
+    from referee.audit.folder import verify_folder
     from referee.tournament import load_standings
 
     whole = journal_lines(out)

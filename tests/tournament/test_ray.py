@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from referee.audit.verify import verify_folder
+from referee.audit.folder import verify_folder
 from referee.sandbox import procfs
 from referee.tournament import Progress, Tournament, TournamentError, read_journal
 from referee.tournament.config import load_config

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from referee.audit.verify import verify_log
+from referee.audit.logs import verify_log
 from referee.engine import Rules
 from referee.match.policy import TimeControl
 from referee.match.runner import GameSpec, play_game
