@@ -154,7 +154,7 @@ def make_policies(
 
 def standings_format_option(help: str) -> Callable[[F], F]:
     """``--format`` of the standings (table, markdown, csv, json), stored as ``fmt``."""
-    from referee.stats.standings import FORMATS
+    from referee.stats.render import FORMATS
 
     return click.option(
         "--format",

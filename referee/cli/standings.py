@@ -9,7 +9,8 @@ import click
 from referee.cli.options import standings_format_option
 from referee.folder import seal
 from referee.safetext import printable
-from referee.stats.standings import RANKING_KEYS, render
+from referee.stats.render import render
+from referee.stats.standings import RANKING_KEYS
 from referee.tournament import Layout, TournamentError, load_standings, read_journal
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from referee.cli.options import standings_format_option
-from referee.stats.standings import render
+from referee.stats.render import render
 from referee.tournament import JournalError, Progress, RunResult, Tournament, TournamentError
 from referee.tournament.config import ConfigError, load_config
 

@@ -52,7 +52,7 @@ import statistics
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from referee.stats.standings import t_quantile_975
+from referee.stats.distributions import t_quantile_975
 
 __all__ = [
     "DECISIONS",

@@ -291,7 +291,8 @@ def test_a_headless_screenshot_of_a_served_page_finishes_with_live_0(
 
 def test_head_to_head_rounds_as_the_web_view_does():
     """1 game ahead of 8 is 13% in the terminal too (it showed 12%: Python rounds halves to even)."""
-    from referee.stats.standings import compute_standings, render
+    from referee.stats.render import render
+    from referee.stats.standings import compute_standings
 
     def game(index: int, placements: list[int]) -> dict:
         return {

@@ -31,7 +31,8 @@ from referee.cli import cli
 from referee.folder.core import Layout
 from referee.match.gamelog import open_log
 from referee.safetext import printable
-from referee.stats.standings import compute_standings, render
+from referee.stats.render import render
+from referee.stats.standings import compute_standings
 from tests.fairplay.bots.evil_strings import ATTACKS, SCRIPT
 from tests.helpers import wait_no_processes_in
 

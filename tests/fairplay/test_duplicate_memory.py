@@ -66,7 +66,7 @@ from typing import Any
 import pytest
 
 from referee.folder import seal
-from referee.stats.standings import t_quantile_975
+from referee.stats.distributions import t_quantile_975
 from referee.tournament import Tournament
 from referee.tournament.config import load_config
 from tests.helpers import require_sandbox, write_config

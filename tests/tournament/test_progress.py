@@ -11,7 +11,8 @@ import io
 
 import pytest
 
-from referee.stats.standings import PointsPerHand, compute_standings, render
+from referee.stats.render import render
+from referee.stats.standings import PointsPerHand, compute_standings
 from referee.tournament.progress import Progress
 
 

@@ -11,13 +11,9 @@ import random
 import pytest
 from openskill.models import PlackettLuce
 
-from referee.stats.standings import (
-    STANDINGS_FORMAT,
-    STANDINGS_VERSION,
-    compute_standings,
-    render,
-    t_quantile_975,
-)
+from referee.stats.distributions import t_quantile_975
+from referee.stats.render import render
+from referee.stats.standings import STANDINGS_FORMAT, STANDINGS_VERSION, compute_standings
 
 
 def game(
