@@ -40,6 +40,7 @@ def _register() -> None:
     from referee.cli.replay import replay
     from referee.cli.serve import serve
     from referee.cli.standings import standings
+    from referee.cli.submit import submit
     from referee.cli.tournament import tournament
     from referee.cli.verify import verify
 
@@ -55,6 +56,7 @@ def _register() -> None:
     cli.add_command(serve)
     cli.add_command(new_bot_command)
     cli.add_command(proto)
+    cli.add_command(submit)
 
 
 _register()
