@@ -22,7 +22,8 @@ import pytest
 from referee.engine import MoonScoring, Rules
 from referee.match.policy import FaultPolicy, TimeControl
 from referee.match.runner import GameSpec, play_game
-from referee.players.bots import BotPool, parse_bot
+from referee.players.specs import parse_bot
+from referee.players.supply import BotPool
 
 BOT = textwrap.dedent(
     '''

@@ -22,7 +22,7 @@ answers become FAILs with a message, and a launched bot is always stopped.
 The modules, from the edge in:
 
 - :mod:`~referee.checkbot.run`: :func:`check_bot`; builds and starts the bot
-  through the tournament's own :class:`~referee.players.bots.BotPool`, runs the rest.
+  through the tournament's own :class:`~referee.players.supply.BotPool`, runs the rest.
 - :mod:`~referee.checkbot.checks`: the checks, each a function to a verdict.
 - :mod:`~referee.checkbot.play`: plays the situations with the bot.
 - :mod:`~referee.checkbot.situations`: the games, and how each decision is

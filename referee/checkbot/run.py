@@ -37,9 +37,11 @@ from referee.engine import FaultKind
 from referee.match.policy import FaultPolicy, Limits, TimeControl
 from referee.pb.hearts.v1 import hearts_pb2 as pb
 from referee.players import BotConnection, BotFault, BotInfo, Connection
-from referee.players.bots import REFUSED_S, BotPool, BotSpec, build_bot
 from referee.players.build_progress import ProgressHook
+from referee.players.builds import build_bot
 from referee.players.remote import handshake_info, open_channel
+from referee.players.specs import BotSpec
+from referee.players.supply import REFUSED_S, BotPool
 
 log = logging.getLogger(__name__)
 

@@ -14,9 +14,9 @@ from referee.checkbot import check_bot as run_checks
 from referee.cli.options import SECONDS, check_sandbox_or_fail, sandbox_option
 from referee.folder.core import Layout
 from referee.match.policy import TimeControl
-from referee.players.bots import BotSpecError, parse_bot
 from referee.players.build_progress import BuildProgress
 from referee.players.build_settings import CREDENTIAL_KINDS
+from referee.players.specs import BotSpecError, parse_bot
 
 
 @click.command("check-bot")

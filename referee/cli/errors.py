@@ -44,8 +44,8 @@ def _library_errors() -> tuple[type[BaseException], ...]:
     from referee.folder.core import TournamentError
     from referee.folder.seal import SealError
     from referee.match.gamelog import LogError
-    from referee.players.bots import BotSpecError
     from referee.players.manifest import ManifestError
+    from referee.players.specs import BotSpecError
     from referee.sandbox.bwrap import SandboxUnavailable
     from referee.tournament.config import ConfigError
 

@@ -23,8 +23,10 @@ from referee.cli.options import (
 from referee.folder.core import Layout
 from referee.match.runner import GameRecord, GameSpec, play_game
 from referee.players import BotFault
-from referee.players.bots import BotPool, BotSpec, BotSpecError, build_bots, parse_bot
 from referee.players.build_progress import BuildProgress
+from referee.players.builds import build_bots
+from referee.players.specs import BotSpec, BotSpecError, parse_bot
+from referee.players.supply import BotPool
 from referee.stats.standings import compute_standings, render
 from referee.tournament.schedule import derive_seed, rotations
 

@@ -22,8 +22,10 @@ from referee.cli.options import check_sandbox_or_fail
 from referee.folder.core import Layout
 from referee.match.runner import GameSpec, play_game
 from referee.players import BotFault, Player
-from referee.players.bots import BotPool, BotSpecError, build_bots, parse_bot
+from referee.players.builds import build_bots
 from referee.players.human import HUMAN, HumanPlayer, follow_all, seat_label
+from referee.players.specs import BotSpecError, parse_bot
+from referee.players.supply import BotPool
 from referee.sandbox.bwrap import SANDBOX_KINDS
 from referee.tournament.config import ConfigError
 from referee.web.play import PlayServer

@@ -33,8 +33,8 @@ from typing import Any, TypeVar
 
 from referee.engine import MAX_HANDS, MAX_TARGET_SCORE, MoonScoring, Rules, RulesError, TieRule
 from referee.match.policy import BuildLimits, FaultPolicy, Limits, TimeControl
-from referee.players.bots import BotSpec, BotSpecError, parse_bot
 from referee.players.build_settings import CREDENTIAL_KINDS
+from referee.players.specs import BotSpec, BotSpecError, parse_bot
 from referee.sandbox import buildnet
 from referee.sandbox.bwrap import SANDBOX_KINDS
 from referee.stats.standings import RANKING_KEYS

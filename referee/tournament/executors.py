@@ -6,7 +6,7 @@ it hands each game's spec and the path its log must have to a
 log complete and synced at that path. Implementations:
 
 - :class:`ThreadExecutor`: games in threads of the referee process, with
-  bots from a :class:`~referee.players.bots.BotSupply` (one process per bot, or a
+  bots from a :class:`~referee.players.supply.BotSupply` (one process per bot, or a
   fresh one per game) or one process per bot per table
   (``bot_processes: shared`` / ``per_table``);
 - :class:`ProcessExecutor`: games in local worker processes, each with its
@@ -36,7 +36,8 @@ from typing import Any
 
 from referee.match.runner import GameRecord, GameSpec, play_game
 from referee.players import Player
-from referee.players.bots import BotPool, BotSpec, BotSupply, DeadPlayer
+from referee.players.specs import BotSpec
+from referee.players.supply import BotPool, BotSupply, DeadPlayer
 from referee.sandbox import buildnet, lifeline
 
 __all__ = [

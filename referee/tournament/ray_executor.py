@@ -49,7 +49,9 @@ from referee import __version__
 from referee.folder.core import TournamentError
 from referee.match.gamelog import store_log
 from referee.match.runner import GameRecord, GameSpec, play_game
-from referee.players.bots import BotSpec, BotSupply, build_bot, build_slot
+from referee.players.builds import build_bot, build_slot
+from referee.players.specs import BotSpec
+from referee.players.supply import BotSupply
 from referee.sandbox import bwrap, safepath
 from referee.tournament.config import BuildConfig, ExecutorConfig
 from referee.tournament.executors import BotEvent, GameExecutor, Stopped, WorkerSettings

@@ -65,9 +65,10 @@ from referee.folder.core import (
     write_atomic,
 )
 from referee.match.runner import GameRecord, GameSpec
-from referee.players.bots import BotSpec, BuildResult, build_bots, spec_folder
 from referee.players.build_progress import BuildProgress
+from referee.players.builds import BuildResult, build_bots
 from referee.players.launcher import cpu_warning
+from referee.players.specs import BotSpec, spec_folder
 from referee.sandbox import bwrap, procfs, supervisor
 from referee.stats.standings import Standings, render
 from referee.tournament.config import TournamentConfig

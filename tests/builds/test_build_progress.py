@@ -14,8 +14,9 @@ import sys
 from click.testing import CliRunner
 
 from referee.cli import cli
-from referee.players.bots import build_bot, parse_bot
 from referee.players.build_progress import BuildProgress, last_line
+from referee.players.builds import build_bot
+from referee.players.specs import parse_bot
 from tests.helpers import launched_pids  # noqa: F401 (an autouse fixture)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -12,7 +12,8 @@ import shutil
 import pytest
 
 from referee.players import build_settings
-from referee.players.bots import build_bot, parse_bot
+from referee.players.builds import build_bot
+from referee.players.specs import parse_bot
 from tests.helpers import require_sandbox
 
 TOKEN = "npm_SECRETTOKEN0123456789"

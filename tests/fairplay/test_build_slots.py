@@ -6,7 +6,7 @@ import pathlib
 import threading
 import time
 
-from referee.players.bots import build_slot
+from referee.players.builds import build_slot
 
 
 def test_no_more_builds_than_slots_hold_them_at_once(tmp_path: pathlib.Path) -> None:

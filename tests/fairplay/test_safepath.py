@@ -130,7 +130,7 @@ def test_a_staged_bot_folder_keeps_no_link_leading_out_of_it(
 ) -> None:
     """Ray packs a working directory following links: a staged folder keeps only inner files'."""
     pytest.importorskip("ray")
-    from referee.players.bots import BotSpec
+    from referee.players.specs import BotSpec
     from referee.tournament.ray_executor import stage_bot_folders
 
     bot = tmp_path / "bot"

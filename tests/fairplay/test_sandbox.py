@@ -26,7 +26,8 @@ from referee.cli import cli
 from referee.match.policy import FaultPolicy, Limits, TimeControl
 from referee.match.runner import GameSpec, play_game
 from referee.players import builtin_player
-from referee.players.bots import BotPool, parse_bot
+from referee.players.specs import parse_bot
+from referee.players.supply import BotPool
 from referee.sandbox import bwrap, supervisor
 from referee.tournament import Tournament, TournamentError, read_journal
 from referee.tournament.config import ConfigError, load_config

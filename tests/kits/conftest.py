@@ -2,7 +2,7 @@
 
 ``built_kit(language)`` runs ``referee new-bot LANGUAGE DIR`` into a temporary
 folder (outside this checkout) and builds it with the referee's own sandboxed
-build (:func:`referee.players.bots.build_bot`), which sees that folder and the
+build (:func:`referee.players.builds.build_bot`), which sees that folder and the
 toolchains and nothing of this checkout: as an author outside the repository
 would, and as a tournament does. Every kit test plays or checks that build.
 """
@@ -18,7 +18,8 @@ from click.testing import CliRunner
 
 from referee.cli import cli
 from referee.cli.scaffold import kit_name
-from referee.players.bots import build_bot, parse_bot
+from referee.players.builds import build_bot
+from referee.players.specs import parse_bot
 from tests.helpers import launched_pids  # noqa: F401 (an autouse fixture)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

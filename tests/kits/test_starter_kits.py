@@ -20,7 +20,8 @@ import pytest
 from referee.match.gamelog import read_log
 from referee.match.policy import FaultPolicy, TimeControl
 from referee.match.runner import GameSpec, play_game
-from referee.players.bots import BotPool, parse_bot
+from referee.players.specs import parse_bot
+from referee.players.supply import BotPool
 from tests.helpers import bot_processes_alive, missing_tools
 from tests.kits.conftest import Build
 

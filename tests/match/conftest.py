@@ -15,7 +15,7 @@ from referee.match.gamelog import read_log
 from referee.match.policy import FaultPolicy, TimeControl
 from referee.match.runner import GameRecord, GameSpec, play_game
 from referee.players import Player
-from referee.players.bots import BotPool
+from referee.players.supply import BotPool
 from tests.helpers import alive_in_groups, launched_pids  # noqa: F401 (an autouse fixture)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -19,7 +19,8 @@ import pytest
 from referee.engine import GameState, MoonScoring, PassDirection, Rules, parse_cards
 from referee.match.policy import FaultPolicy, TimeControl
 from referee.players import BotFault, FaultKind, builtin_player
-from referee.players.bots import DeadPlayer, parse_bot
+from referee.players.specs import parse_bot
+from referee.players.supply import DeadPlayer
 from referee.sandbox import procfs
 from tests.match.bots import misbehaving
 from tests.match.conftest import (

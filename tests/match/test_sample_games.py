@@ -7,7 +7,7 @@ import pathlib
 from referee.engine import Rules
 from referee.match.policy import FaultPolicy, TimeControl
 from referee.players import RemotePlayer, builtin_player
-from referee.players.bots import parse_bot
+from referee.players.specs import parse_bot
 from tests.match.conftest import (
     SAMPLE_HEURISTIC,
     SAMPLE_RANDOM,

@@ -15,7 +15,7 @@ import pytest
 
 from referee.match.policy import TimeControl
 from referee.players import BotFault, FaultKind
-from referee.players.bots import parse_bot
+from referee.players.specs import parse_bot
 from referee.sandbox import procfs
 from tests.match.conftest import assert_no_process_left, misbehaving_command
 

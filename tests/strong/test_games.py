@@ -1,7 +1,7 @@
 """The strong bot plays real games: every variant, 3 to 7 players, short move times.
 
 The bot folder is launched as in a tournament (sandboxed, over gRPC, by
-``referee.players.bots.BotPool``) and plays short games against built-in bots through
+``referee.players.supply.BotPool``) and plays short games against built-in bots through
 the match runner. It must play every decision itself: no fault of any kind.
 Timing is asserted only as the referee judges it (a timeout is a fault), with
 a generous grace so that a loaded machine does not fail the test; the bot's
@@ -24,7 +24,8 @@ from referee.match.gamelog import read_log
 from referee.match.policy import FaultPolicy, TimeControl
 from referee.match.runner import GameSpec, play_game
 from referee.players import Player, builtin_player
-from referee.players.bots import BotPool, parse_bot
+from referee.players.specs import parse_bot
+from referee.players.supply import BotPool
 from tests.strong.conftest import STRONG
 
 #: A generous grace: only a bot that ignores its clock times out.

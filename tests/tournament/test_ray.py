@@ -295,7 +295,7 @@ def test_executor_ray_without_ray_says_how_to_install(
 
 def test_staged_bot_folders_leave_build_outputs_out(tmp_path: pathlib.Path) -> None:
     pytest.importorskip("ray", reason='Ray is not installed (pip install ".[ray]")')
-    from referee.players.bots import BotSpec
+    from referee.players.specs import BotSpec
     from referee.tournament.ray_executor import stage_bot_folders
 
     built, plain = tmp_path / "built", tmp_path / "plain"
