@@ -15,8 +15,8 @@ from referee.cli.options import SECONDS, check_sandbox_or_fail, sandbox_option
 from referee.folder.core import Layout
 from referee.match.policy import TimeControl
 from referee.players.build_progress import BuildProgress
-from referee.players.build_settings import CREDENTIAL_KINDS
 from referee.players.specs import BotSpecError, parse_bot
+from referee.sandbox.build_settings import CREDENTIAL_KINDS
 
 
 @click.command("check-bot")

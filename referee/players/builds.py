@@ -28,10 +28,10 @@ import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 
 from referee.match.policy import BuildLimits
-from referee.players import build_progress, build_settings
+from referee.players import build_progress
 from referee.players.launcher import parent_watch_fd
 from referee.players.specs import BotSpec
-from referee.sandbox import buildnet, bwrap, safepath, supervisor
+from referee.sandbox import build_settings, buildnet, bwrap, safepath, supervisor
 
 __all__ = ["BuildResult", "build_bot", "build_bots", "build_slot"]
 
@@ -131,7 +131,7 @@ def build_bot(
     toolchains (read-only), a home of its own that keeps package caches
     between builds (:func:`referee.sandbox.bwrap.build_home`), the user's
     package-manager settings read-only and without the credentials whose kind
-    is not in ``credentials`` (:mod:`referee.players.build_settings`), a scrubbed
+    is not in ``credentials`` (:mod:`referee.sandbox.build_settings`), a scrubbed
     environment and a network of its own whose one way out is a proxy to
     ``registries`` (host names, :mod:`referee.sandbox.buildnet`; it writes its
     refusals to the log), but no other bot and none of ``hidden`` (the output

@@ -42,8 +42,7 @@ import sys
 import tempfile
 from collections.abc import Collection, Mapping, Sequence
 
-from referee.players import build_settings
-from referee.sandbox import buildnet, buildnet_bridge, safepath
+from referee.sandbox import build_settings, buildnet, buildnet_bridge, safepath
 
 __all__ = [
     "SANDBOX_KINDS",
@@ -124,7 +123,7 @@ _BUILD_ENV = (
 )
 # The package managers' settings (the user's and /etc's npmrc, pip.conf, gitconfig) are
 # bound read-only into a build, without their credentials unless the config allows them:
-# referee.players.build_settings says which and how.
+# referee.sandbox.build_settings says which and how.
 
 
 class SandboxUnavailable(RuntimeError):
@@ -416,7 +415,7 @@ def build_env(
 
     The package managers' credentials among them (``npm_config__authToken``,
     ``CARGO_REGISTRIES_X_TOKEN``, a ``PIP_INDEX_URL`` with a password) pass only
-    for the kinds in ``credentials`` (:func:`referee.players.build_settings.filter_env`);
+    for the kinds in ``credentials`` (:func:`referee.sandbox.build_settings.filter_env`);
     what is left out is added to ``notes``.
     """
     env = {
@@ -505,7 +504,7 @@ def build_command(
     nothing else), reached through the bridge on its loopback; without one it
     has no network at all.
 
-    ``settings`` are bound read-only (:mod:`referee.players.build_settings`), the
+    ``settings`` are bound read-only (:mod:`referee.sandbox.build_settings`), the
     credentials of the environment kept only for the kinds in ``credentials``;
     ``notes`` hears what was left out, and any link of the build's that the
     referee removed from ``home`` (which it never follows).

@@ -33,9 +33,9 @@ from typing import Any, TypeVar
 
 from referee.engine import MAX_HANDS, MAX_TARGET_SCORE, MoonScoring, Rules, RulesError, TieRule
 from referee.match.policy import BuildLimits, FaultPolicy, Limits, TimeControl
-from referee.players.build_settings import CREDENTIAL_KINDS
 from referee.players.specs import BotSpec, BotSpecError, parse_bot
 from referee.sandbox import buildnet
+from referee.sandbox.build_settings import CREDENTIAL_KINDS
 from referee.sandbox.bwrap import SANDBOX_KINDS
 from referee.stats.standings import RANKING_KEYS
 from referee.tournament.gauntlet_config import GAUNTLET_DEAL_SETS, GauntletConfig, parse_gauntlet
@@ -154,7 +154,7 @@ class BuildConfig:
     registries: tuple[str, ...] = buildnet.DEFAULT_REGISTRIES
     #: Each build's memory, processes, CPU share, output and tmpfs (referee/sandbox/supervisor.py).
     limits: BuildLimits = dataclasses.field(default_factory=BuildLimits)
-    #: The kinds of credentials a build may see (referee.players.build_settings.CREDENTIAL_KINDS).
+    #: The kinds of credentials a build may see (referee.sandbox.build_settings.CREDENTIAL_KINDS).
     credentials: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:

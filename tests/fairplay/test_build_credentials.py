@@ -1,6 +1,6 @@
 """Credentials reach a build only when the config names their kind (``build.credentials``).
 
-The filters of referee.players.build_settings, one per settings file, and a real
+The filters of referee.sandbox.build_settings, one per settings file, and a real
 sandboxed build that prints what it sees of the organiser's settings.
 """
 
@@ -11,9 +11,9 @@ import shutil
 
 import pytest
 
-from referee.players import build_settings
 from referee.players.builds import build_bot
 from referee.players.specs import parse_bot
+from referee.sandbox import build_settings
 from tests.helpers import require_sandbox
 
 TOKEN = "npm_SECRETTOKEN0123456789"
