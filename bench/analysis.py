@@ -25,8 +25,8 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee.analysis.evaluate import Settings  # noqa: E402
-from referee.analysis.game import analyse_game  # noqa: E402
+from referee.analyzer.evaluate import Settings  # noqa: E402
+from referee.analyzer.game import analyse_game  # noqa: E402
 from referee.audit.replay import load_game  # noqa: E402
 from referee.engine import Rules  # noqa: E402
 from referee.match.runner import GameSpec, play_game  # noqa: E402

@@ -10,10 +10,10 @@ import time
 
 import click
 
-from referee.analysis.evaluate import Settings
 from referee.analysis.record import analysis_path
-from referee.analysis.run import LogResult, analyse_logs, cpu_count, logs_of, seat_choice
 from referee.analysis.summary import BotSummary, game_report, summarize, summary_table
+from referee.analyzer.evaluate import Settings
+from referee.analyzer.run import LogResult, analyse_logs, cpu_count, logs_of, seat_choice
 from referee.audit.replay import load_game
 from referee.folder.core import TournamentError
 from referee.match.gamelog import LogError

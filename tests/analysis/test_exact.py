@@ -1,7 +1,7 @@
 """The analysis against exact answers: scripted positions with a known best card, and end
 positions of random games whose every consistent deal can be solved (issue 31).
 
-The exact value of a card (referee.analysis.exact) is the mean, over every
+The exact value of a card (referee.analyzer.exact) is the mean, over every
 deal of the unseen cards consistent with what the seat knows, of its points
 for the hand when it plays that card and the hand is finished with the playout
 policy, computed by brute force with the engine. The analysis must find it
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import pytest
 
-from referee.analysis.evaluate import Settings, decision_rng, evaluate_play
-from referee.analysis.exact import consistent_deals, exact_values
-from referee.analysis.game import knowledge_of, variant_of
 from referee.analysis.grading import Grade, grade
+from referee.analyzer.evaluate import Settings, decision_rng, evaluate_play
+from referee.analyzer.exact import consistent_deals, exact_values
+from referee.analyzer.game import knowledge_of, variant_of
 from referee.engine import Card, MoonScoring, Rules
 from referee.search.deals import Deals
 from referee.search.pimc import Worlds

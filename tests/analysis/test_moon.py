@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from referee.analysis.game import MOON_CHOICE_LOSS, judge_moon
 from referee.analysis.grading import Grade
+from referee.analyzer.game import MOON_CHOICE_LOSS, judge_moon
 from referee.engine import GameState, MoonScoring, Phase, Rules
 
 ADD, SUBTRACT = MoonScoring.ADD_TO_OTHERS, MoonScoring.SUBTRACT_FROM_SELF

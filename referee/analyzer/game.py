@@ -4,7 +4,7 @@
 and, at each decision of an analysed seat, takes that seat's
 :class:`~referee.engine.SeatView` (what the referee showed it, never another
 seat's cards) as the search's :class:`~referee.search.pimc.Knowledge`, and
-values the choices (:mod:`referee.analysis.evaluate`). The moon choice (V2
+values the choices (:mod:`referee.analyzer.evaluate`). The moon choice (V2
 ``shooter_chooses``) is judged exactly, by the engine: see :func:`judge_moon`.
 """
 
@@ -13,15 +13,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 
-from referee.analysis.evaluate import (
+from referee.analysis.grading import Grade, Phase, grade, play_phase
+from referee.analysis.record import Decision, Option, SeatAnalysis
+from referee.analyzer.evaluate import (
     Estimate,
     Settings,
     decision_rng,
     evaluate_pass,
     evaluate_play,
 )
-from referee.analysis.grading import Grade, Phase, grade, play_phase
-from referee.analysis.record import Decision, Option, SeatAnalysis
 from referee.audit.replay import Game, PlayMove
 from referee.engine import (
     HEARTS,

@@ -17,8 +17,6 @@ import signal
 from collections.abc import Callable, Iterator, Sequence
 
 from referee import __version__
-from referee.analysis.evaluate import Settings
-from referee.analysis.game import AnalysisReplayError, analyse_game
 from referee.analysis.record import (
     AnalysisError,
     AnalysisFile,
@@ -28,6 +26,8 @@ from referee.analysis.record import (
     read_analysis,
     write_analysis,
 )
+from referee.analyzer.evaluate import Settings
+from referee.analyzer.game import AnalysisReplayError, analyse_game
 from referee.audit.replay import COMPASS, Game, load_game
 from referee.folder.core import Layout, TournamentError, game_entries, game_log_path
 from referee.match.gamelog import LogError
