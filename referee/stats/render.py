@@ -47,8 +47,10 @@ def _faults_text(faults: Mapping[str, int]) -> str:
 #: The line under the table that says what its rating columns are.
 LEGEND = (
     "pts/hand: points per hand (lower is better) with its 95% CI over the duplicate sets; "
-    "rank 95%: the rank's bootstrap interval; mu, sigma: the OpenSkill (Plackett-Luce) rating "
-    "and its uncertainty; ordinal = mu - 3 sigma, a conservative rating"
+    "rank 95%: the rank's bootstrap interval, widened to every bot it is not clearly "
+    "separated from (a paired t test over at least 6 duplicate sets); "
+    "mu, sigma: the OpenSkill (Plackett-Luce) rating and its uncertainty; "
+    "ordinal = mu - 3 sigma, a conservative rating"
 )
 
 
@@ -130,7 +132,8 @@ def _tied_note(standings: Standings) -> str | None:
         return None
     return (
         f"{TIED_MARK}: ranks that cannot be told apart (their 95% rank intervals, a bootstrap "
-        f"over the duplicate sets, overlap): {', '.join(tied)}"
+        f"over the duplicate sets widened to the bots not clearly separated, overlap): "
+        f"{', '.join(tied)}"
     )
 
 
