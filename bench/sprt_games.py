@@ -10,7 +10,7 @@ The subjects are the built-in heuristic bot handicapped: with probability
 ``p`` a decision plays a random legal card instead (seeded by the game and
 decision ids, so a game is reproducible). The opponents are three built-in
 heuristics. Every run is a full gauntlet on its own key (fresh deals): the
-schedule of ``referee.tournament.gauntlet.make_gauntlet_schedule``, each
+schedule of ``referee.tournament.schedule.GauntletScheduler``, each
 game played in-process on the engine (``GameState`` and the built-in
 players, without the match runner's log: about six times faster than
 ``referee.match.runner.play_game``; ``--play-game`` uses it), each result fed to
@@ -55,12 +55,9 @@ from referee.match.runner import GameSpec, play_game  # noqa: E402
 from referee.players import builtin_player  # noqa: E402
 from referee.players.builtin import HeuristicPlayer  # noqa: E402
 from referee.stats.sprt import SequentialTest, SprtSettings, fixed_summary  # noqa: E402
-from referee.tournament.gauntlet import (  # noqa: E402
-    GauntletTracker,
-    games_per_set,
-    make_gauntlet_schedule,
-)
 from referee.tournament.gauntlet_config import GauntletConfig  # noqa: E402
+from referee.tournament.gauntlet_tracker import GauntletTracker  # noqa: E402
+from referee.tournament.schedule import GauntletScheduler  # noqa: E402
 
 
 class HandicappedHeuristic(HeuristicPlayer):
@@ -125,7 +122,8 @@ def one_run(job: dict[str, Any]) -> dict[str, Any]:
         sprt=settings,
     )
     key = (f"{job['side']}/{job['run']}/{job['seed']}".encode() * 32)[:32]
-    schedule = make_gauntlet_schedule(gauntlet, deal_sets=job["max_sets"], seed=job["run"], key=key)
+    scheduler = GauntletScheduler(gauntlet, deal_sets=job["max_sets"], seed=job["run"])
+    schedule = scheduler.schedule(key)
     players = {
         "cand": HandicappedHeuristic(job["p_candidate"], "cand"),
         "base": HandicappedHeuristic(job["p_baseline"], "base"),
@@ -134,7 +132,7 @@ def one_run(job: dict[str, Any]) -> dict[str, Any]:
         "o3": builtin_player("heuristic"),
     }
     play = runner_game if job.get("play_game") else fast_game
-    tracker = GauntletTracker(gauntlet, games_per_set(schedule))
+    tracker = GauntletTracker.of(scheduler)
     rules = Rules()
     for game in schedule.games:
         result = play(rules, game.seed, game.game_id, [players[b] for b in game.bots])

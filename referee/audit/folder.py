@@ -39,6 +39,7 @@ from referee.folder.core import (
     load_standings,
     state_problem,
 )
+from referee.tournament.schedule import schedule_of
 
 __all__ = ["FolderReport", "cpu_count", "verify_folder"]
 
@@ -456,26 +457,8 @@ def _check_schedule(
     """Each game is the schedule's: its place, its seats and its deal seed (from the key)."""
     if state is None:
         return
-    from referee.tournament.schedule import make_schedule
-
     try:
-        config = state["config"]
-        settings = config["schedule"]
-        if config.get("gauntlet"):  # format: gauntlet: its paired schedule
-            from referee.tournament.gauntlet import schedule_from_config
-
-            schedule = schedule_from_config(config, seed=state["seed"], key=key).by_id()
-        else:
-            schedule = make_schedule(
-                state.get("participants") or list(config["bots"]),
-                table_size=config["rules"]["num_players"],
-                deal_sets=settings["deal_sets"],
-                duplicate=settings["duplicate"],
-                all_permutations=settings["all_permutations"],
-                max_tables=settings["max_tables"],
-                seed=state["seed"],
-                key=key,
-            ).by_id()
+        schedule = schedule_of(state, key).by_id()
     except (KeyError, TypeError, ValueError) as error:
         report.problems.append(
             Discrepancy(

@@ -15,12 +15,8 @@ import click
 
 from referee.tournament import JournalError, TournamentError
 from referee.tournament.config import ConfigError, load_config
-from referee.tournament.gauntlet import (
-    GauntletProgress,
-    GauntletTournament,
-    folder_report,
-    render_report,
-)
+from referee.tournament.gauntlet import GauntletProgress, GauntletTournament
+from referee.tournament.gauntlet_report import folder_report, render_report
 
 #: Exit code of an error (config, folder, key, referee errors): not 1, which means H0.
 ERROR_EXIT = 3

@@ -17,12 +17,20 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.stats.sprt import MODELS, SprtSettings
 
-__all__ = ["FORMATS", "GAUNTLET_DEAL_SETS", "METRICS", "TESTS", "GauntletConfig", "parse_gauntlet"]
+__all__ = [
+    "FORMATS",
+    "GAUNTLET_DEAL_SETS",
+    "METRICS",
+    "TESTS",
+    "GauntletConfig",
+    "gauntlet_from_dict",
+    "parse_gauntlet",
+]
 
 FORMATS = ("tournament", "gauntlet")
 METRICS = ("points", "placement")
@@ -58,7 +66,7 @@ class GauntletConfig:
 
 
 def parse_gauntlet(top: Any, bots: Sequence[str], table_size: int) -> GauntletConfig | None:
-    """The checked ``gauntlet`` section of ``top`` (a ``referee.tournament.config._Section``), if any.
+    """The checked ``gauntlet`` section of ``top`` (a :class:`referee.tournament.config_checks.Section`), if any.
 
     ``format`` defaults to ``gauntlet`` when the section is there.
     """
@@ -189,3 +197,15 @@ def _sprt(parent: Any) -> SprtSettings:
         return SprtSettings(**values)
     except ValueError as error:
         raise section.error(section.path("delta1"), str(error)) from None
+
+
+def gauntlet_from_dict(data: Mapping[str, Any]) -> GauntletConfig:
+    """The gauntlet of a canonical config (``tournament.json``'s ``config.gauntlet``)."""
+    return GauntletConfig(
+        candidate=data["candidate"],
+        baselines=tuple(data["baselines"]),
+        opponents=tuple(data["opponents"]),
+        metric=data.get("metric", "points"),
+        test=data.get("test", "sprt"),
+        sprt=SprtSettings.from_dict(data.get("sprt", {})),
+    )

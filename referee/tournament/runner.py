@@ -81,7 +81,7 @@ from referee.tournament.executors import (
     games_per_table,
 )
 from referee.tournament.progress import Progress
-from referee.tournament.schedule import Schedule, ScheduledGame, make_schedule
+from referee.tournament.schedule import Schedule, ScheduledGame, schedule_of
 
 __all__ = ["STOP_GRACE_S", "RunResult", "Tournament"]
 
@@ -358,18 +358,12 @@ class Tournament:
 
     # Playing -----------------------------------------------------------------------------------
 
-    def _schedule(self, participants: Sequence[str], seed: int) -> Schedule:
-        s = self.config.schedule
-        return make_schedule(
-            participants,
-            table_size=self.config.table_size,
-            deal_sets=s.deal_sets,
-            duplicate=s.duplicate,
-            all_permutations=s.all_permutations,
-            max_tables=s.max_tables,
-            seed=seed,
-            key=self._key,
-        )
+    def _schedule(self, state: TournamentState) -> Schedule:
+        """The schedule, rebuilt as every reader of the folder does: from tournament.json."""
+        try:
+            return schedule_of(state.to_dict(), self._key)
+        except (KeyError, TypeError, ValueError) as error:
+            raise TournamentError(f"{self.layout.state}: cannot make its schedule: {error}") from None
 
     def _on_bot(self, bot: str, status: str, reason: str = "", **extra: Any) -> None:
         entry = {"type": "bot", "run": self.run_number, "bot": bot, "status": status}
@@ -633,8 +627,8 @@ class Tournament:
     def _run(self, signals: _StopSignals) -> RunResult:
         warning = self._check_isolation()
         state = self._open_folder()
-        participants, broken = self._participants(state)
-        schedule = self._schedule(participants, state.seed)
+        _, broken = self._participants(state)
+        schedule = self._schedule(state)
         self._scheduled = state.games_scheduled = len(schedule)
         state.save(self.layout.state, key=self._key)
         self.progress.start(len(schedule))

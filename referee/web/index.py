@@ -508,21 +508,18 @@ class FolderIndex:
 
 
 def _tracker(state: TournamentState) -> Any:
-    """A gauntlet's tracker of paired differences (referee.tournament.gauntlet), or None."""
+    """A gauntlet's tracker of paired differences (referee.tournament.gauntlet_tracker), or None."""
     config = state.config
     if not isinstance(config.get("gauntlet"), dict):
         return None
     try:
-        from referee.tournament.gauntlet import GauntletTracker, gauntlet_from_dict
-        from referee.tournament.schedule import _seatings
+        from referee.tournament.gauntlet_tracker import GauntletTracker
+        from referee.tournament.schedule import GauntletScheduler, scheduler_of
 
-        schedule = config["schedule"]
-        per_set = len(
-            _seatings(
-                config["rules"]["num_players"], schedule["duplicate"], schedule["all_permutations"]
-            )
-        )
-        return GauntletTracker(gauntlet_from_dict(config["gauntlet"]), per_set)
+        scheduler = scheduler_of(state.to_dict())  # its shape: no key needed
+        if not isinstance(scheduler, GauntletScheduler):
+            return None
+        return GauntletTracker.of(scheduler)
     except (ImportError, KeyError, TypeError, ValueError) as error:
         log.warning("%s: cannot follow the gauntlet's test: %s", state.name, error)
         return None

@@ -12,18 +12,11 @@ from click.testing import CliRunner
 from referee.cli import cli
 from referee.stats.sprt import SprtSettings
 from referee.tournament.config import ConfigError, load_config
-from referee.tournament.gauntlet import (
-    GauntletProgress,
-    GauntletTournament,
-    GauntletTracker,
-    exit_code,
-    folder_report,
-    make_gauntlet_schedule,
-    make_report,
-    render_report,
-    tracker_from_journal,
-)
+from referee.tournament.gauntlet import GauntletProgress, GauntletTournament
 from referee.tournament.gauntlet_config import GauntletConfig
+from referee.tournament.gauntlet_report import exit_code, folder_report, make_report, render_report
+from referee.tournament.gauntlet_tracker import GauntletTracker, tracker_from_journal
+from referee.tournament.schedule import make_gauntlet_schedule
 from tests.tournament.conftest import write_config
 
 GAUNTLET = """
@@ -359,7 +352,7 @@ def test_gauntlet_progress_line_has_no_leaders_and_an_expected_eta() -> None:
 
 
 def test_a_folder_from_before_the_robust_test_keeps_the_normal_test() -> None:
-    from referee.tournament.gauntlet import gauntlet_from_dict
+    from referee.tournament.gauntlet_config import gauntlet_from_dict
 
     old = {"candidate": "c", "baselines": ["b"], "opponents": ["x", "y", "z"]}
     old["sprt"] = {"delta0": 0.0, "delta1": 0.5, "alpha": 0.05, "beta": 0.05, "min_sets": 16}

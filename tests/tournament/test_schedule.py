@@ -3,16 +3,36 @@
 from __future__ import annotations
 
 import collections
+import doctest
 import itertools
+import json
 import math
+import pathlib
 import re
+from typing import Any
 
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from referee.folder.seal import game_seed
-from referee.tournament.schedule import make_schedule, sample_tables
+from referee.tournament.config import load_config
+from referee.tournament.gauntlet_config import GauntletConfig
+from referee.tournament.schedule import (
+    GauntletScheduler,
+    RoundRobinScheduler,
+    SampledScheduler,
+    Schedule,
+    Scheduler,
+    make_schedule,
+    rotations,
+    sample_tables,
+    schedule_of,
+    scheduler_of,
+    seatings,
+    table_scheduler,
+)
+from tests.tournament.conftest import write_config
 
 BOTS = [f"bot{i}" for i in range(6)]
 KEY = bytes(range(32))
@@ -141,3 +161,164 @@ def test_sampled_tables_give_every_bot_the_same_number(
     appearances = collections.Counter(b for t in tables for b in t)
     assert set(appearances.values()) == {len(tables) * k // n}
     assert sample_tables(bots, k, max_tables, seed=seed) == tables
+
+
+# The interface: each kind gives the games it gave before, and schedule_of rebuilds them ----------
+
+#: Schedules captured from the code before the schedules moved behind one interface
+#: (referee/tournament/schedule.py and gauntlet.py's make_gauntlet_schedule at commit
+#: 20881f7), for fixed settings and KEY: every game's id, deal seed, seats and meta.
+BEFORE = json.loads((pathlib.Path(__file__).parent / "data" / "schedules.json").read_text())
+
+
+def _laid_out(schedule: Schedule) -> dict[str, Any]:
+    return {
+        "tables": [list(t) for t in schedule.tables],
+        "sampled": schedule.sampled,
+        "games": [[g.game_id, g.seed, list(g.bots), g.meta()] for g in schedule.games],
+    }
+
+
+def _scheduler(args: dict[str, Any]) -> Scheduler:
+    """The scheduler of a captured case, of the kind its settings call for."""
+    args = dict(args)
+    if "gauntlet" in args:
+        g = args.pop("gauntlet")
+        config = GauntletConfig(
+            candidate=g["candidate"],
+            baselines=tuple(g["baselines"]),
+            opponents=tuple(g["opponents"]),
+        )
+        return GauntletScheduler(config, **args)
+    bots = args.pop("bots")
+    if "max_tables" in args:
+        return SampledScheduler(bots, **args)
+    return RoundRobinScheduler(bots, **args)
+
+
+@pytest.mark.parametrize("case", sorted(BEFORE))
+def test_each_kind_gives_the_games_it_gave_before(case: str) -> None:
+    want = BEFORE[case]["schedule"]
+    scheduler = _scheduler(BEFORE[case]["args"])
+    schedule = scheduler.schedule(KEY)
+    assert _laid_out(schedule) == want
+    # The interface's counts, without laying the games out.
+    assert len(scheduler) == len(schedule) == len(want["games"])
+    assert scheduler.sets == len({g.set_key for g in schedule.games})
+    per_set = collections.Counter(g.set_key for g in schedule.games)
+    assert set(per_set.values()) == {len(scheduler.seatings()) * scheduler.subjects}
+    assert scheduler.sampled == want["sampled"]
+    # The games' indexes are their order; the kind is what the functions of old pick too.
+    assert [g.index for g in schedule.games] == list(range(len(schedule)))
+
+
+@pytest.mark.parametrize("case", sorted(c for c in BEFORE if "gauntlet" not in c))
+def test_make_schedule_picks_the_kind(case: str) -> None:
+    args = dict(BEFORE[case]["args"])
+    scheduler = table_scheduler(args.pop("bots"), **args)
+    assert type(scheduler) is (
+        SampledScheduler if "max_tables" in BEFORE[case]["args"] else RoundRobinScheduler
+    )
+    bots = BEFORE[case]["args"]["bots"]
+    assert _laid_out(make_schedule(bots, key=KEY, **args)) == BEFORE[case]["schedule"]
+
+
+def test_a_max_tables_at_or_above_every_combination_is_the_round_robin() -> None:
+    bots = [f"b{i}" for i in range(5)]
+    assert isinstance(table_scheduler(bots, max_tables=5), RoundRobinScheduler)
+    assert isinstance(table_scheduler(bots, max_tables=4), SampledScheduler)
+
+
+def test_the_seatings_function_is_the_sets_seat_orders() -> None:
+    assert seatings(3) == rotations(3) == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
+    assert seatings(5, duplicate=False) == [(0, 1, 2, 3, 4)]
+    perms = seatings(4, all_permutations=True)
+    assert len(perms) == 24 == len(set(perms))
+    assert all(sorted(p) == [0, 1, 2, 3] for p in perms)
+
+
+def _saved(case: str, *, seed: int | str | None = None) -> dict[str, Any]:
+    """What tournament.json would hold for a captured case (its config as canonical data)."""
+    args = BEFORE[case]["args"]
+    schedule = {
+        "deal_sets": args.get("deal_sets", 1),
+        "duplicate": args.get("duplicate", True),
+        "all_permutations": args.get("all_permutations", False),
+        "max_tables": args.get("max_tables"),
+    }
+    config: dict[str, Any] = {"rules": {"num_players": args["table_size"]}, "schedule": schedule}
+    if "gauntlet" in args:
+        g = args["gauntlet"]
+        config["gauntlet"] = dict(g)
+        names = [g["candidate"], *g["baselines"], *g["opponents"]]
+        config["bots"] = {name: {"builtin": "random"} for name in names}
+        participants = names
+    else:
+        config["bots"] = {name: {"builtin": "random"} for name in args["bots"]}
+        participants = list(args["bots"])
+    return {
+        "config": config,
+        "seed": args["seed"] if seed is None else seed,
+        "participants": participants,
+    }
+
+
+@pytest.mark.parametrize("case", sorted(BEFORE))
+def test_schedule_of_rebuilds_each_kind_from_tournament_json(case: str) -> None:
+    saved = _saved(case)
+    assert _laid_out(schedule_of(saved, KEY)) == BEFORE[case]["schedule"]
+    # Its shape needs no key (a published folder's, for the web view).
+    scheduler = scheduler_of(saved)
+    assert len(scheduler) == len(BEFORE[case]["schedule"]["games"])
+    assert isinstance(scheduler, GauntletScheduler) == ("gauntlet" in case)
+
+
+def test_schedule_of_follows_the_saved_seed_participants_and_key() -> None:
+    saved = _saved("round_robin")
+    base = schedule_of(saved, KEY)
+    assert schedule_of(saved, bytes(32)).games[0].seed != base.games[0].seed
+    assert [g.bots for g in schedule_of(saved, bytes(32)).games] == [g.bots for g in base.games]
+    assert schedule_of(_saved("round_robin", seed=8), KEY).tables != base.tables
+    # Bots left out after a failed build are not scheduled; without participants, the config's.
+    fewer = {**saved, "participants": ["a", "b", "c", "d"]}
+    assert {b for g in schedule_of(fewer, KEY).games for b in g.bots} == {"a", "b", "c", "d"}
+    assert schedule_of({**saved, "participants": None}, KEY) == base
+
+
+def test_schedule_of_the_runners_own_config(tmp_path: pathlib.Path) -> None:
+    """A real config's canonical form is what schedule_of reads (the runner saves it so)."""
+    config = load_config(
+        write_config(
+            tmp_path,
+            """
+            seed: 5
+            bots: {a: random, b: random, c: random, d: random, e: random}
+            schedule: {deal_sets: 2, max_tables: 3}
+            """,
+        )
+    )
+    saved = {"config": config.canonical(), "seed": 5, "participants": ["a", "b", "c", "d", "e"]}
+    schedule = schedule_of(saved, KEY)
+    assert schedule == make_schedule(
+        ["a", "b", "c", "d", "e"], deal_sets=2, max_tables=3, seed=5, key=KEY
+    )
+    assert schedule.sampled and len(schedule.tables) == 5  # 3 rounds up to a balanced 5
+
+
+def test_schedule_of_a_config_it_cannot_read_raises_for_the_caller_to_name() -> None:
+    saved = _saved("round_robin")
+    with pytest.raises(KeyError):
+        schedule_of({**saved, "config": {**saved["config"], "schedule": {}}}, KEY)
+    with pytest.raises(ValueError, match="cannot fill a table"):
+        schedule_of({**saved, "participants": ["a", "b"]}, KEY)
+    gauntlet = _saved("gauntlet")
+    gauntlet["config"]["gauntlet"]["opponents"] = ["a"]
+    with pytest.raises(ValueError, match="needs 3 opponents"):
+        scheduler_of(gauntlet)
+
+
+def test_the_schedule_modules_examples() -> None:
+    from referee.tournament.schedule import base, build, gauntlet, round_robin
+
+    for module in (base, build, gauntlet, round_robin):
+        assert doctest.testmod(module).failed == 0, module.__name__

@@ -1,0 +1,68 @@
+"""Tournament schedules: which bots meet, in which seats, on which deals.
+
+A schedule is a list of tables (sets of ``k`` bots) and, for each table, its
+games. With N bots every combination of k plays (a round robin over tables,
+:mod:`~referee.tournament.schedule.round_robin`); when a ``max_tables``
+smaller than that is given, a balanced sample is drawn instead
+(:mod:`~referee.tournament.schedule.sampled`): every bot sits at the same
+number of tables and every pair of bots meets about equally often. A
+gauntlet's schedule (:mod:`~referee.tournament.schedule.gauntlet`) pairs a
+candidate's games with its baselines'. The three are siblings behind one
+interface, :class:`Scheduler` (:mod:`~referee.tournament.schedule.base`).
+
+Duplicate deals: a table plays ``deal_sets`` deal sequences (each a game seed).
+With ``duplicate`` on, each deal sequence is replayed with the seats rotated
+k times, so every bot at the table plays every hand from every seat; those
+games form one *duplicate set*, the unit of the standings' statistics. With
+``all_permutations`` the set holds every seating (k! games) instead. Without
+``duplicate``, each deal sequence is played once, the seating rotated from one
+deal set to the next (:func:`seatings`).
+
+The tables and seatings derive from the tournament seed through SHA-256; the
+deal seeds derive from the tournament's secret key too
+(:func:`referee.folder.seal.game_seed`), so that nobody can compute a deal in
+advance from the seed. The same key, seed and settings give the same schedule
+on any machine; :func:`schedule_of` rebuilds it from a folder's
+``tournament.json`` (:mod:`~referee.tournament.schedule.build`).
+"""
+
+from referee.tournament.schedule.base import (
+    Schedule,
+    ScheduledGame,
+    Scheduler,
+    derive_seed,
+    rotations,
+    seatings,
+)
+from referee.tournament.schedule.build import (
+    make_schedule,
+    schedule_of,
+    scheduler_of,
+    table_scheduler,
+)
+from referee.tournament.schedule.gauntlet import (
+    GauntletGame,
+    GauntletScheduler,
+    make_gauntlet_schedule,
+)
+from referee.tournament.schedule.round_robin import RoundRobinScheduler
+from referee.tournament.schedule.sampled import SampledScheduler, sample_tables
+
+__all__ = [
+    "GauntletGame",
+    "GauntletScheduler",
+    "RoundRobinScheduler",
+    "SampledScheduler",
+    "Schedule",
+    "ScheduledGame",
+    "Scheduler",
+    "derive_seed",
+    "make_gauntlet_schedule",
+    "make_schedule",
+    "rotations",
+    "sample_tables",
+    "schedule_of",
+    "scheduler_of",
+    "seatings",
+    "table_scheduler",
+]
