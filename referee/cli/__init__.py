@@ -34,6 +34,7 @@ def _register() -> None:
     from referee.cli.analyze import analyze
     from referee.cli.check_bot import check_bot
     from referee.cli.gauntlet import gauntlet
+    from referee.cli.ladder import ladder
     from referee.cli.new_bot import new_bot_command
     from referee.cli.play import play
     from referee.cli.proto import proto
@@ -57,6 +58,7 @@ def _register() -> None:
     cli.add_command(new_bot_command)
     cli.add_command(proto)
     cli.add_command(submit)
+    cli.add_command(ladder)
 
 
 _register()
