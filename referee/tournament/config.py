@@ -8,7 +8,10 @@ key path and what was expected, for example::
     subtract_from_self, shooter_chooses, got 'add'
 
 Unknown keys get a "did you mean" suggestion. The keys are documented one by
-one in docs/config.md.
+one in docs/config.md. The checks every config shares (a mapping read key by
+key, the rules, the time control) are :mod:`referee.tournament.config_checks`;
+the sections of this one that other configs reuse are public here
+(:func:`build_section`, :func:`executor_section`, :func:`limits_section`).
 
 >>> import pathlib, tempfile
 >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -27,17 +30,31 @@ import json
 import math
 import os
 import pathlib
-import re
-from collections.abc import Callable
 from typing import Any, TypeVar
 
-from referee.engine import MAX_HANDS, MAX_TARGET_SCORE, MoonScoring, Rules, RulesError, TieRule
+from referee.engine import Rules
 from referee.match.policy import BuildLimits, FaultPolicy, Limits, TimeControl
 from referee.players.specs import BotSpec, BotSpecError, parse_bot
 from referee.sandbox import buildnet
 from referee.sandbox.build_settings import CREDENTIAL_KINDS
 from referee.sandbox.bwrap import SANDBOX_KINDS
 from referee.stats.standings import RANKING_KEYS
+from referee.tournament.config_checks import (
+    ConfigError,
+    Section,
+    bool_value,
+    checker,
+    choice,
+    int_range,
+    int_value,
+    name_value,
+    path_value,
+    policy_section,
+    rules_section,
+    show,
+    size_value,
+    str_value,
+)
 from referee.tournament.gauntlet_config import GAUNTLET_DEAL_SETS, GauntletConfig, parse_gauntlet
 from referee.yamlfile import YamlFileError, load_yaml
 
@@ -49,6 +66,10 @@ __all__ = [
     "ExecutorConfig",
     "ScheduleConfig",
     "TournamentConfig",
+    "build_section",
+    "canonical_rules",
+    "executor_section",
+    "limits_section",
     "load_config",
     "parse_config",
 ]
@@ -91,23 +112,8 @@ _BUILD_KEYS = ("parallel", "timeout_s", "registries", "limits", "credentials")
 _EXECUTOR_KEYS = ("kind", "address", "workers")
 #: Where games run: this machine, or a Ray cluster.
 EXECUTOR_KINDS = ("local", "ray")
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+\-]{0,63}$")
-_SIZE = re.compile(r"^\s*(\d+)\s*([KMG]i?B?|B)?\s*$", re.IGNORECASE)
-#: Hints for keys people put in the wrong place.
-_MOVED = {
-    ("schedule", "table_size"): "the table size is rules.num_players",
-    ("schedule", "num_players"): "the table size is rules.num_players",
-    ("", "num_players"): "the table size is rules.num_players",
-    ("", "target_score"): "it goes under rules:",
-    ("", "move_time_ms"): "it goes under time_control:",
-    ("", "max_faults"): "it goes under fault_policy:",
-}
 
 T = TypeVar("T")
-
-
-class ConfigError(ValueError):
-    """A config that cannot be used; the message names the file, key path and expectation."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -214,7 +220,7 @@ class TournamentConfig:
             "name": self.name,
             "seed": self.seed,
             "bots": {spec.name: spec.to_dict() for spec in self.bots},
-            "rules": _canonical_rules(self.rules),
+            "rules": canonical_rules(self.rules),
             "schedule": self.schedule.to_dict(),
             "time_control": self.time_control.to_dict(),
             "fault_policy": self.fault_policy.to_dict(),
@@ -237,7 +243,7 @@ class TournamentConfig:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _canonical_rules(rules: Rules) -> dict[str, Any]:
+def canonical_rules(rules: Rules) -> dict[str, Any]:
     """The rules as :meth:`TournamentConfig.canonical` holds them.
 
     V8's default cap (100 hands, or the target score if more) is left out, so that
@@ -271,55 +277,6 @@ def load_config(path: str | os.PathLike[str], *, cpu_count: int | None = None) -
 # Checking -------------------------------------------------------------------------------
 
 
-class _Section:
-    """One mapping of the config, read key by key with errors naming the key path."""
-
-    def __init__(self, file: pathlib.Path, where: str, data: Any, known: tuple[str, ...]) -> None:
-        self.file = file
-        self.where = where
-        if data is None:
-            data = {}
-        if not isinstance(data, dict):
-            raise self.error(where or "(top level)", f"expected a mapping, got {_show(data)}")
-        self.data = data
-        self._check_keys(known)
-
-    def path(self, key: str) -> str:
-        return f"{self.where}.{key}" if self.where else key
-
-    def error(self, key_path: str, message: str) -> ConfigError:
-        return ConfigError(f"{self.file}: {key_path}: {message}")
-
-    def _check_keys(self, known: tuple[str, ...]) -> None:
-        for key in self.data:
-            if key in known:
-                continue
-            moved = _MOVED.get((self.where, str(key)))
-            if moved:
-                raise self.error(self.path(str(key)), f"unknown key; {moved}")
-            close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
-            hint = f"did you mean {close[0]!r}?" if close else f"expected one of {', '.join(known)}"
-            raise self.error(self.path(str(key)), f"unknown key; {hint}")
-
-    def get(self, key: str, check: Callable[[str, Any], T], default: T) -> T:
-        """The value of ``key`` checked by ``check(key_path, value)``, or ``default``."""
-        if key not in self.data or self.data[key] is None:
-            return default
-        return check(self.path(key), self.data[key])
-
-    def section(self, key: str, known: tuple[str, ...]) -> _Section:
-        return _Section(self.file, self.path(key), self.data.get(key), known)
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    text = repr(value)
-    return text if len(text) <= 80 else f"{text[:60]}... ({len(text)} characters)"
-
-
 def parse_config(
     data: Any,
     *,
@@ -329,39 +286,37 @@ def parse_config(
     """Check the config ``data`` (as loaded from YAML) read from ``path``."""
     file = pathlib.Path(path)
     base = file.resolve().parent
-    top = _Section(file, "", data, _TOP_KEYS)
+    top = Section(file, "", data, _TOP_KEYS)
     if "bots" not in top.data:
         raise top.error("bots", "missing; expected a mapping of bot names to bots")
-    name = top.get(
-        "name", _checker(top, _name_value, "a name of letters, digits or _.+-"), file.stem
-    )
-    seed = top.get("seed", _checker(top, _int_value, "an integer"), None)
-    rules = _rules(top)
-    limits = Limits(**_limits(top, "limits", top.data.get("limits")))
-    sandbox = top.get("sandbox", _choice(top, SANDBOX_KINDS), "bwrap")
+    name = top.get("name", checker(top, name_value, "a name of letters, digits or _.+-"), file.stem)
+    seed = top.get("seed", checker(top, int_value, "an integer"), None)
+    rules = rules_section(top)
+    limits = Limits(**limits_section(top, "limits", top.data.get("limits")))
+    sandbox = top.get("sandbox", choice(top, SANDBOX_KINDS), "bwrap")
     bots = _bots(top, base, sandbox)
     schedule = _schedule(top, len(bots), rules.num_players)
     gauntlet = parse_gauntlet(top, [b.name for b in bots], rules.num_players)
     if gauntlet is not None:
         schedule = _gauntlet_schedule(top, schedule)
-    time_control = _policy(top, "time_control", TimeControl)
-    fault_policy = _policy(top, "fault_policy", FaultPolicy)
-    bot_processes = top.get("bot_processes", _choice(top, BOT_PROCESSES), "per_worker")
+    time_control = policy_section(top, "time_control", TimeControl)
+    fault_policy = policy_section(top, "fault_policy", FaultPolicy)
+    bot_processes = top.get("bot_processes", choice(top, BOT_PROCESSES), "per_worker")
     # Fresh processes for each game of a duplicate set: a bot that remembered
     # one game of the set would know every hand of the next.
     default_lifetime = "game" if schedule.duplicate else "run"
     if bot_processes == "per_table":
         default_lifetime = "game" if schedule.duplicate else "table"
-    bot_lifetime = top.get("bot_lifetime", _choice(top, BOT_LIFETIMES), default_lifetime)
+    bot_lifetime = top.get("bot_lifetime", choice(top, BOT_LIFETIMES), default_lifetime)
     default_concurrency = max(1, cpu_count or os.cpu_count() or 1)
-    concurrency = top.get("concurrency", _int_range(top, 1, 256), default_concurrency)
-    build = _build(top)
-    executor = _executor(top)
-    output = top.get("output", _checker(top, _path_value, "a folder path"), None)
+    concurrency = top.get("concurrency", int_range(top, 1, 256), default_concurrency)
+    build = build_section(top)
+    executor = executor_section(top)
+    output = top.get("output", checker(top, path_value, "a folder path"), None)
     out_path = (
         pathlib.Path(os.path.normpath(base / output)) if output else pathlib.Path("runs", name)
     )
-    ranking = top.get("ranking", _choice(top, RANKING_KEYS), "points")
+    ranking = top.get("ranking", choice(top, RANKING_KEYS), "points")
     return TournamentConfig(
         path=file,
         name=name,
@@ -384,7 +339,7 @@ def parse_config(
     )
 
 
-def _gauntlet_schedule(top: _Section, schedule: ScheduleConfig) -> ScheduleConfig:
+def _gauntlet_schedule(top: Section, schedule: ScheduleConfig) -> ScheduleConfig:
     """A gauntlet's schedule: no table sample; by default up to 200 deal sets."""
     given = top.data.get("schedule") or {}
     if schedule.max_tables is not None:
@@ -396,101 +351,14 @@ def _gauntlet_schedule(top: _Section, schedule: ScheduleConfig) -> ScheduleConfi
     return schedule
 
 
-def _checker(
-    section: _Section, convert: Callable[[Any], T | None], expected: str
-) -> Callable[[str, Any], T]:
-    """A check that converts a value or reports ``expected``."""
-
-    def check(key_path: str, value: Any) -> T:
-        result = convert(value)
-        if result is None:
-            raise section.error(key_path, f"expected {expected}, got {_show(value)}")
-        return result
-
-    return check
-
-
-def _int_value(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _bool_value(value: Any) -> bool | None:
-    return value if isinstance(value, bool) else None
-
-
-def _str_value(value: Any) -> str | None:
-    return value if isinstance(value, str) and value.strip() else None
-
-
-def _path_value(value: Any) -> str | None:
-    return value if isinstance(value, str) and value.strip() and "\x00" not in value else None
-
-
-def _name_value(value: Any) -> str | None:
-    return value if isinstance(value, str) and _NAME.match(value) else None
-
-
-def _int_range(section: _Section, low: int, high: int | None = None) -> Callable[[str, Any], int]:
-    def check(key_path: str, value: Any) -> int:
-        if _int_value(value) is None or value < low or (high is not None and value > high):
-            span = f"{low} to {high}" if high is not None else f"at least {low}"
-            raise section.error(key_path, f"expected an integer {span}, got {_show(value)}")
-        return int(value)
-
-    return check
-
-
-def _choice(section: _Section, choices: tuple[str, ...]) -> Callable[[str, Any], str]:
-    def check(key_path: str, value: Any) -> str:
-        if value not in choices:
-            raise section.error(
-                key_path, f"expected one of {', '.join(choices)}, got {_show(value)}"
-            )
-        return str(value)
-
-    return check
-
-
-def _rules(top: _Section) -> Rules:
-    fields = tuple(f.name for f in dataclasses.fields(Rules))
-    section = top.section("rules", fields)
-    checks: dict[str, Callable[[str, Any], Any]] = {
-        "num_players": _int_range(section, 3, 7),
-        "target_score": _int_range(section, 1, MAX_TARGET_SCORE),
-        "max_hands": _int_range(section, 1, MAX_HANDS),
-        "moon_scoring": _choice(section, tuple(m.value for m in MoonScoring)),
-        "tie_rule": _choice(section, tuple(t.value for t in TieRule)),
-    }
-    values: dict[str, Any] = {}
-    for key in fields:
-        check = checks.get(key, _checker(section, _bool_value, "true or false"))
-        if key in section.data and section.data[key] is not None:
-            values[key] = check(section.path(key), section.data[key])
-    try:
-        return Rules(**values)
-    except RulesError as error:
-        raise section.error("rules", str(error)) from None
-
-
-def _policy(top: _Section, key: str, kind: type[T]) -> T:
-    fields = tuple(f.name for f in dataclasses.fields(kind))  # type: ignore[arg-type]
-    section = top.section(key, fields)
-    values = {f: section.get(f, _int_range(section, 0, kind.maximum(f)), None) for f in fields}  # type: ignore[attr-defined]
-    try:
-        return kind(**{k: v for k, v in values.items() if v is not None})
-    except ValueError as error:
-        field = next((f for f in fields if str(error).startswith(f)), "")
-        raise section.error(section.path(field) if field else key, str(error)) from None
-
-
-def _schedule(top: _Section, num_bots: int, table_size: int) -> ScheduleConfig:
+def _schedule(top: Section, num_bots: int, table_size: int) -> ScheduleConfig:
     section = top.section("schedule", _SCHEDULE_KEYS)
-    boolean = _checker(section, _bool_value, "true or false")
+    boolean = checker(section, bool_value, "true or false")
     schedule = ScheduleConfig(
-        deal_sets=section.get("deal_sets", _int_range(section, 1), 1),
+        deal_sets=section.get("deal_sets", int_range(section, 1), 1),
         duplicate=section.get("duplicate", boolean, True),
         all_permutations=section.get("all_permutations", boolean, False),
-        max_tables=section.get("max_tables", _int_range(section, 1, MAX_FULL_TABLES), None),
+        max_tables=section.get("max_tables", int_range(section, 1, MAX_FULL_TABLES), None),
     )
     if schedule.all_permutations and not schedule.duplicate:
         raise section.error(
@@ -513,7 +381,7 @@ def _schedule(top: _Section, num_bots: int, table_size: int) -> ScheduleConfig:
     return schedule
 
 
-def _check_size(section: _Section, schedule: ScheduleConfig, tables: int, size: int) -> None:
+def _check_size(section: Section, schedule: ScheduleConfig, tables: int, size: int) -> None:
     """Refuse, up front, a schedule of more than :data:`MAX_GAMES` games (it would never end)."""
     if not schedule.duplicate:
         seatings = 1
@@ -530,7 +398,8 @@ def _check_size(section: _Section, schedule: ScheduleConfig, tables: int, size: 
         )
 
 
-def _build(top: _Section) -> BuildConfig:
+def build_section(top: Section) -> BuildConfig:
+    """The ``build`` mapping of ``top``: parallel builds, timeout, registries, limits, credentials."""
     section = top.section("build", _BUILD_KEYS)
 
     def seconds(key_path: str, value: Any) -> float:
@@ -542,12 +411,12 @@ def _build(top: _Section) -> BuildConfig:
             raise section.error(
                 key_path,
                 f"expected a number of seconds above 0, at most {MAX_BUILD_SECONDS}, "
-                f"got {_show(value)}",
+                f"got {show(value)}",
             )
         return float(value)
 
     return BuildConfig(
-        parallel=section.get("parallel", _int_range(section, 1, 64), os.cpu_count() or 1),
+        parallel=section.get("parallel", int_range(section, 1, 64), os.cpu_count() or 1),
         timeout_s=section.get("timeout_s", seconds, 1800.0),
         registries=section.get(
             "registries",
@@ -567,18 +436,18 @@ def _build(top: _Section) -> BuildConfig:
 BUILD_LIMIT_KEYS = tuple(f.name for f in dataclasses.fields(BuildLimits))
 
 
-def _build_limits(build: _Section) -> BuildLimits:
+def _build_limits(build: Section) -> BuildLimits:
     """``build.limits``: sizes (``2G``) or integers, each at most its maximum; 0 is no limit."""
-    section = _Section(build.file, build.path("limits"), build.data.get("limits"), BUILD_LIMIT_KEYS)
+    section = Section(build.file, build.path("limits"), build.data.get("limits"), BUILD_LIMIT_KEYS)
 
     def size(key_path: str, value: Any) -> int:
-        number = _size_value(value)
+        number = size_value(value)
         top = BuildLimits.maximum(key_path.rsplit(".", 1)[-1])
         if number is None or not 0 <= number <= top:
             raise section.error(
                 key_path,
                 f"expected an integer, 0 for no limit (or a size like 2G), at most {top}, "
-                f"got {_show(value)}",
+                f"got {show(value)}",
             )
         return number
 
@@ -586,13 +455,13 @@ def _build_limits(build: _Section) -> BuildLimits:
     return BuildLimits(**{k: v for k, v in given.items() if v >= 0})
 
 
-def _credentials(section: _Section, key_path: str, value: Any) -> tuple[str, ...]:
+def _credentials(section: Section, key_path: str, value: Any) -> tuple[str, ...]:
     """``build.credentials``: the kinds of credentials builds may see (none by default)."""
     if not isinstance(value, list):
         raise section.error(
             key_path,
             f"expected a list of credential kinds ({', '.join(CREDENTIAL_KINDS)}), "
-            f"got {_show(value)}",
+            f"got {show(value)}",
         )
     out: list[str] = []
     for i, kind in enumerate(value):
@@ -601,17 +470,17 @@ def _credentials(section: _Section, key_path: str, value: Any) -> tuple[str, ...
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise section.error(
                 f"{key_path}[{i}]",
-                f"expected one of {', '.join(CREDENTIAL_KINDS)}, got {_show(kind)}{hint}",
+                f"expected one of {', '.join(CREDENTIAL_KINDS)}, got {show(kind)}{hint}",
             )
         if kind not in out:
             out.append(kind)
     return tuple(out)
 
 
-def _registries(section: _Section, key_path: str, value: Any) -> tuple[str, ...]:
+def _registries(section: Section, key_path: str, value: Any) -> tuple[str, ...]:
     """``build.registries``: host names (``*.domain`` too); ``defaults`` stands for the defaults."""
     if not isinstance(value, list):
-        raise section.error(key_path, f"expected a list of host names, got {_show(value)}")
+        raise section.error(key_path, f"expected a list of host names, got {show(value)}")
     out: list[str] = []
     for i, entry in enumerate(value):
         names = buildnet.DEFAULT_REGISTRIES if entry == "defaults" else (entry,)
@@ -624,68 +493,60 @@ def _registries(section: _Section, key_path: str, value: Any) -> tuple[str, ...]
     return tuple(out)
 
 
-def _executor(top: _Section) -> ExecutorConfig:
+def executor_section(top: Section) -> ExecutorConfig:
     """``executor: local``, ``executor: ray``, or a mapping with ``kind`` and Ray's settings."""
     data = top.data.get("executor")
     if data is None or isinstance(data, str):
-        kind = top.get("executor", _choice(top, EXECUTOR_KINDS), "local")
+        kind = top.get("executor", choice(top, EXECUTOR_KINDS), "local")
         return ExecutorConfig(kind=kind)
     section = top.section("executor", _EXECUTOR_KEYS)
-    kind = section.get("kind", _choice(section, EXECUTOR_KINDS), "local")
+    kind = section.get("kind", choice(section, EXECUTOR_KINDS), "local")
     address = section.get(
-        "address", _checker(section, _str_value, "auto, local or ray://HOST:PORT"), "auto"
+        "address", checker(section, str_value, "auto, local or ray://HOST:PORT"), "auto"
     )
     if address not in ("auto", "local") and ":" not in address:
         raise section.error(
             section.path("address"),
             f"expected auto, local or ray://HOST:PORT, got {address!r}",
         )
-    workers = section.get("workers", _int_range(section, 1, 4096), None)
+    workers = section.get("workers", int_range(section, 1, 4096), None)
     if kind == "local" and ("address" in section.data or "workers" in section.data):
         raise section.error(section.path("kind"), "address and workers are settings of kind: ray")
     return ExecutorConfig(kind=kind, address=address, workers=workers)
 
 
-def _limits(parent: _Section, key: str, data: Any) -> dict[str, int]:
-    section = _Section(parent.file, parent.path(key), data, LIMIT_KEYS)
+def limits_section(parent: Section, key: str, data: Any) -> dict[str, int]:
+    """A launched bot's resource limits, ``data`` at ``key`` of ``parent``, as given (for ``Limits``).
+
+    Sizes (``512M``) or integers, each at most its maximum, 0 for no limit;
+    ``ponder`` a flag. Only the keys given are in the result.
+    """
+    section = Section(parent.file, parent.path(key), data, LIMIT_KEYS)
 
     def size(key_path: str, value: Any) -> int:
-        number = _size_value(value)
+        number = size_value(value)
         top = Limits.maximum(key_path.rsplit(".", 1)[-1])
         if number is None or not 0 <= number <= top:
             raise section.error(
                 key_path,
                 f"expected an integer, 0 for no limit (or a size like 512M), at most {top}, "
-                f"got {_show(value)}",
+                f"got {show(value)}",
             )
         return number
 
     values = {k: section.get(k, size, -1) for k in LIMIT_KEYS if k != "ponder"}
     if "ponder" in section.data:  # a flag (referee.match.policy.Limits.ponder)
         values["ponder"] = section.get(
-            "ponder", _checker(section, _bool_value, "true or false"), False
+            "ponder", checker(section, bool_value, "true or false"), False
         )
     return {k: v for k, v in values.items() if v >= 0}
 
 
-def _size_value(value: Any) -> int | None:
-    """An int, or a size string such as ``512M`` / ``2GiB`` (powers of 1024)."""
-    if _int_value(value) is not None:
-        return int(value)
-    if not isinstance(value, str):
-        return None
-    match = _SIZE.match(value)
-    if not match or len(match.group(1)) > 30:
-        return None
-    unit = (match.group(2) or "B").upper()[0]
-    return int(match.group(1)) * {"B": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[unit]
-
-
-def _bots(top: _Section, base: pathlib.Path, sandbox: str) -> tuple[BotSpec, ...]:
+def _bots(top: Section, base: pathlib.Path, sandbox: str) -> tuple[BotSpec, ...]:
     data = top.data["bots"]
     if not isinstance(data, dict) or not data:
         raise top.error(
-            "bots", f"expected a mapping of bot names to bots (name: random), got {_show(data)}"
+            "bots", f"expected a mapping of bot names to bots (name: random), got {show(data)}"
         )
     seen: dict[str, Any] = {}
     for name in data:
@@ -700,9 +561,9 @@ def _bots(top: _Section, base: pathlib.Path, sandbox: str) -> tuple[BotSpec, ...
     return tuple(_bot(top, str(name), value, base, sandbox) for name, value in data.items())
 
 
-def _bot(top: _Section, name: str, value: Any, base: pathlib.Path, sandbox: str) -> BotSpec:
+def _bot(top: Section, name: str, value: Any, base: pathlib.Path, sandbox: str) -> BotSpec:
     key_path = f"bots.{name}"
-    if not _NAME.match(name):
+    if name_value(name) is None:
         raise top.error(
             key_path,
             "a bot name must be 1-64 letters, digits or _.+- (it names files), "
@@ -711,21 +572,21 @@ def _bot(top: _Section, name: str, value: Any, base: pathlib.Path, sandbox: str)
     own_limits: dict[str, int] = {}
     own_sandbox: str | None = None
     if isinstance(value, dict):
-        section = _Section(top.file, key_path, value, _BOT_KEYS)
+        section = Section(top.file, key_path, value, _BOT_KEYS)
         if "bot" not in value:
             raise top.error(
                 key_path, "missing key 'bot' (a built-in, host:port, command or folder)"
             )
         text = value["bot"]
-        own_limits = _limits(section, "limits", value.get("limits"))
-        own_sandbox = section.get("sandbox", _choice(section, SANDBOX_KINDS), None)
+        own_limits = limits_section(section, "limits", value.get("limits"))
+        own_sandbox = section.get("sandbox", choice(section, SANDBOX_KINDS), None)
     else:
         text = value
     if not isinstance(text, str):
         raise top.error(
             key_path,
             "expected a built-in name, host:port, a command with {address} or a folder, "
-            f"got {_show(text)}",
+            f"got {show(text)}",
         )
     try:
         spec = parse_bot(text, name=name, base=base)

@@ -2,7 +2,7 @@
 
 The same sections as a tournament config where they mean the same
 (``rules``, ``time_control``, ``fault_policy``, ``seed``, ``sandbox``; see
-docs/config.md), checked by the same code, plus ``human``: the human seats'
+docs/config.md), checked by the same code (:mod:`referee.tournament.config_checks`), plus ``human``: the human seats'
 own clock (``move_time_ms``, ``time_bank_ms``), generous by default. The bots
 are given on the command line. Errors name the file and the key path.
 
@@ -24,14 +24,14 @@ from typing import Any
 from referee.engine import Rules
 from referee.match.policy import FaultPolicy, TimeControl
 from referee.sandbox.bwrap import SANDBOX_KINDS
-from referee.tournament.config import (
+from referee.tournament.config_checks import (
     ConfigError,
-    _checker,
-    _choice,
-    _int_value,
-    _policy,
-    _rules,
-    _Section,
+    Section,
+    checker,
+    choice,
+    int_value,
+    policy_section,
+    rules_section,
 )
 from referee.yamlfile import YamlFileError, load_yaml
 
@@ -72,11 +72,11 @@ def load_play_config(path: str | os.PathLike[str]) -> PlayConfig:
 def parse_play_config(data: Any, *, path: str | os.PathLike[str] = "play.yaml") -> PlayConfig:
     """Check the play config ``data`` (as loaded from YAML) read from ``path``."""
     file = pathlib.Path(path)
-    top = _Section(file, "", data, _TOP_KEYS)
-    rules = _rules(top)
+    top = Section(file, "", data, _TOP_KEYS)
+    rules = rules_section(top)
     given = top.data.get("rules") or {}
-    time_control = _policy(top, "time_control", TimeControl)
-    fault_policy = _policy(top, "fault_policy", FaultPolicy)
+    time_control = policy_section(top, "time_control", TimeControl)
+    fault_policy = policy_section(top, "fault_policy", FaultPolicy)
     human = top.section("human", _HUMAN_KEYS)
     clock: dict[str, int] = {}
     for key in _HUMAN_KEYS:
@@ -85,7 +85,7 @@ def parse_play_config(data: Any, *, path: str | os.PathLike[str] = "play.yaml") 
             continue
         top_value = TimeControl.maximum(key)
         low = 1 if key == "move_time_ms" else 0
-        if _int_value(value) is None or not low <= value <= top_value:
+        if int_value(value) is None or not low <= value <= top_value:
             raise human.error(
                 human.path(key), f"expected an integer {low} to {top_value} (ms), got {value!r}"
             )
@@ -96,8 +96,8 @@ def parse_play_config(data: Any, *, path: str | os.PathLike[str] = "play.yaml") 
         notify_timeout_ms=time_control.notify_timeout_ms,
         **clock,
     )
-    seed = top.get("seed", _checker(top, _int_value, "an integer"), None)
-    sandbox = top.get("sandbox", _choice(top, SANDBOX_KINDS), "bwrap")
+    seed = top.get("seed", checker(top, int_value, "an integer"), None)
+    sandbox = top.get("sandbox", choice(top, SANDBOX_KINDS), "bwrap")
     return PlayConfig(
         num_players=rules.num_players if "num_players" in given else None,
         rules=rules,
