@@ -458,7 +458,7 @@ def _check_schedule(
     if state is None:
         return
     try:
-        schedule = schedule_of(state, key).by_id()
+        schedule = schedule_of(state, key, games=(e for _, e in entries)).by_id()
     except (KeyError, TypeError, ValueError) as error:
         report.problems.append(
             Discrepancy(

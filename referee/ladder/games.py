@@ -3,7 +3,7 @@
 :class:`GameLoop` runs in a thread of the ladder service. It keeps up to
 ``concurrency`` games in flight: whenever there is room it asks matchmaking
 (:mod:`referee.ladder.matchmaking`) for the next table and hands the table's
-whole duplicate set (:func:`referee.ladder.schedule.set_games`) to an
+whole duplicate set (:class:`referee.tournament.schedule.LadderScheduler`) to an
 executor, the tournaments' own (:mod:`referee.tournament.executors`: worker
 processes, threads, or Ray). Each finished game's log is replayed through the
 engine before its entry is appended to the journal (sealed and fsynced, as a
@@ -30,13 +30,11 @@ import logging
 import os
 import pathlib
 import threading
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from referee.audit.logs import verify_entry
 from referee.folder import Journal, TournamentError, journal_entry, read_journal, seal
 from referee.ladder.matchmaking import Matchmaker
-from referee.ladder.schedule import set_games
 from referee.match.runner import GameRecord, GameSpec
 from referee.players.specs import BotSpec
 from referee.tournament.executors import (
@@ -46,7 +44,8 @@ from referee.tournament.executors import (
     ThreadExecutor,
     WorkerSettings,
 )
-from referee.tournament.schedule import ScheduledGame
+from referee.tournament.schedule import LadderScheduler, ScheduledGame
+from referee.tournament.schedule.base import base_seating
 
 if TYPE_CHECKING:
     from referee.ladder.service import Ladder
@@ -192,28 +191,21 @@ class GameLoop:
             first = self._first_game_bots(number)
             if first is None:
                 continue
-            games = [
-                g
-                for g in set_games(number, first, seed=self.ladder.seed, key=self._key)
-                if g.seating not in seatings
-            ]
+            games = [g for g in self._set_games(number, first) if g.seating not in seatings]
             self._start_set(number, bots, games)
         self._unfinished.clear()
 
     def _first_game_bots(self, number: int) -> tuple[str, ...] | None:
         """The base seating of a journaled set (from any of its games)."""
-        from referee.ladder.schedule import ladder_schedule
-
         entries = [
             e
             for e in read_journal(self.layout.journal, key=self._key)
             if e.get("type") == "game" and e.get("table") == number
         ]
-        schedule = ladder_schedule(
-            entries, seed=self.ladder.seed, key=self._key, table_size=self.config.table_size
+        scheduler = LadderScheduler.from_journal(
+            entries, table_size=self.config.table_size, seed=self.ladder.seed
         )
-        game = schedule.get(f"t{number}-d1-r1")
-        return game.bots if game is not None else None
+        return scheduler.tables[0] if scheduler.tables else None
 
     def _fill(self) -> None:
         """Hand out new sets while fewer than ``concurrency`` games are in flight."""
@@ -226,20 +218,17 @@ class GameLoop:
                     return
                 number = self._next_set
                 self._next_set += 1
-            base = self._base_seating(table, number)
-            games = set_games(number, base, seed=self.ladder.seed, key=self._key)
+            # Shuffled by the seed, so that no bot always follows another.
+            base = base_seating(sorted(table), self.ladder.seed, number)
+            games = self._set_games(number, base)
             if not self._start_set(number, tuple(sorted(table)), games):
                 return
 
-    def _base_seating(self, table: Sequence[str], number: int) -> tuple[str, ...]:
-        """The set's seats before rotation: shuffled by the seed, so no bot always follows another."""
-        import random
-
-        from referee.tournament.schedule import derive_seed
-
-        seats = sorted(table)
-        random.Random(derive_seed(self.ladder.seed, "ladder-seating", number)).shuffle(seats)
-        return tuple(seats)
+    def _set_games(self, number: int, base: tuple[str, ...]) -> list[ScheduledGame]:
+        scheduler = LadderScheduler(
+            {number: base}, table_size=self.config.table_size, seed=self.ladder.seed
+        )
+        return list(scheduler.games(self._key))
 
     def _start_set(self, number: int, bots: tuple[str, ...], games: list[ScheduledGame]) -> bool:
         """Hand a set's games to the generation of the bots active now; False if it failed."""

@@ -7,8 +7,9 @@ smaller than that is given, a balanced sample is drawn instead
 (:mod:`~referee.tournament.schedule.sampled`): every bot sits at the same
 number of tables and every pair of bots meets about equally often. A
 gauntlet's schedule (:mod:`~referee.tournament.schedule.gauntlet`) pairs a
-candidate's games with its baselines'. The three are siblings behind one
-interface, :class:`Scheduler` (:mod:`~referee.tournament.schedule.base`).
+candidate's games with its baselines', and a ladder's
+(:mod:`~referee.tournament.schedule.ladder`) is the sets its journal names.
+The four are siblings behind one interface, :class:`Scheduler` (:mod:`~referee.tournament.schedule.base`).
 
 Duplicate deals: a table plays ``deal_sets`` deal sequences (each a game seed).
 With ``duplicate`` on, each deal sequence is replayed with the seats rotated
@@ -45,18 +46,21 @@ from referee.tournament.schedule.gauntlet import (
     GauntletScheduler,
     make_gauntlet_schedule,
 )
+from referee.tournament.schedule.ladder import LadderScheduler, is_ladder
 from referee.tournament.schedule.round_robin import RoundRobinScheduler
 from referee.tournament.schedule.sampled import SampledScheduler, sample_tables
 
 __all__ = [
     "GauntletGame",
     "GauntletScheduler",
+    "LadderScheduler",
     "RoundRobinScheduler",
     "SampledScheduler",
     "Schedule",
     "ScheduledGame",
     "Scheduler",
     "derive_seed",
+    "is_ladder",
     "make_gauntlet_schedule",
     "make_schedule",
     "rotations",

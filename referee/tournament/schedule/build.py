@@ -10,12 +10,13 @@ shape), so that they cannot disagree on a game's place, seats or deal.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from referee.tournament.gauntlet_config import gauntlet_from_dict
 from referee.tournament.schedule.base import Schedule, Scheduler
 from referee.tournament.schedule.gauntlet import GauntletScheduler
+from referee.tournament.schedule.ladder import LadderScheduler, is_ladder
 from referee.tournament.schedule.round_robin import RoundRobinScheduler
 from referee.tournament.schedule.sampled import SampledScheduler
 
@@ -83,14 +84,16 @@ def make_schedule(
     ).schedule(key)
 
 
-def scheduler_of(saved: Mapping[str, Any]) -> Scheduler:
+def scheduler_of(saved: Mapping[str, Any], *, games: Iterable[Mapping[str, Any]] = ()) -> Scheduler:
     """The scheduler of the tournament whose ``tournament.json`` holds ``saved``.
 
     ``saved`` is that file's object (or :meth:`referee.folder.core.TournamentState.to_dict`):
     its ``config`` (the canonical config: ``rules.num_players``, the ``schedule``
     section, the ``bots`` and a gauntlet's ``gauntlet``), its ``seed``, and its
     ``participants`` (the bots left after failed builds; the config's bots when
-    there are none yet). A gauntlet's schedule is its paired one. A config that
+    there are none yet). A gauntlet's schedule is its paired one; a ladder's
+    (:mod:`~referee.tournament.schedule.ladder`) is the sets its journal's game
+    entries, ``games``, name. A config that
     cannot be read raises :class:`KeyError`, :class:`TypeError` or
     :class:`ValueError`, for the caller to name the file.
     """
@@ -103,16 +106,23 @@ def scheduler_of(saved: Mapping[str, Any]) -> Scheduler:
         "all_permutations": settings["all_permutations"],
         "seed": saved["seed"],
     }
+    if is_ladder(config):  # decided as the ladder went: its journal says
+        return LadderScheduler.from_journal(
+            games, table_size=common["table_size"], seed=saved["seed"]
+        )
     if config.get("gauntlet"):  # format: gauntlet
         return GauntletScheduler(gauntlet_from_dict(config["gauntlet"]), **common)
     bots = saved.get("participants") or list(config["bots"])
     return table_scheduler(bots, max_tables=settings["max_tables"], **common)
 
 
-def schedule_of(saved: Mapping[str, Any], key: bytes) -> Schedule:
+def schedule_of(
+    saved: Mapping[str, Any], key: bytes, *, games: Iterable[Mapping[str, Any]] = ()
+) -> Schedule:
     """The schedule of the tournament whose ``tournament.json`` holds ``saved``, with its key.
 
     The same games, seats and deal seeds as the run that made the folder
-    (:func:`scheduler_of` says what ``saved`` must hold).
+    (:func:`scheduler_of` says what ``saved`` must hold; ``games``, a ladder's journal's
+    game entries, are its schedule).
     """
-    return scheduler_of(saved).schedule(key)
+    return scheduler_of(saved, games=games).schedule(key)
