@@ -37,7 +37,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import quote
 
-from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -53,6 +52,7 @@ from referee.folder import seal
 from referee.safetext import shown_name, shown_text
 from referee.web.analysis import BotAnalyses
 from referee.web.index import FILTERS, Catalog, FolderIndex, Snapshot, filter_games, game_index
+from referee.web.pages import PAGE_CSP, REPLAY_CSP, SECURITY_HEADERS, page_headers, templates
 
 __all__ = ["LOOPBACK_HOSTS", "create_app"]
 
@@ -64,32 +64,6 @@ PAGE = 200
 #: How often an event stream looks for changes, and sends a comment to keep alive.
 EVENT_POLL_S = 0.5
 KEEPALIVE_S = 15.0
-
-_SECURITY_HEADERS = {
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "X-Frame-Options": "DENY",
-}
-_PAGE_CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-)
-#: The replay page is one self-contained file with its script and styles inline.
-_REPLAY_CSP = (
-    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-    "img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-)
-
-
-def _env() -> Environment:
-    env = Environment(
-        loader=PackageLoader("referee.web", "templates"),
-        autoescape=select_autoescape(default=True, default_for_string=True),
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["name"] = shown_name
-    return env
 
 
 def create_app(
@@ -106,7 +80,7 @@ def create_app(
     None accepts any Host header (a server bound beyond loopback).
     """
     catalog = catalog or Catalog(runs_dir)
-    env = _env()
+    env = templates()
     #: Set when the server stops, so that the event streams end (uvicorn waits for them).
     closing = threading.Event()
     #: referee analyze's files beside the logs, read when they change.
@@ -114,7 +88,7 @@ def create_app(
 
     def page(template: str, status: int = 200, **context: Any) -> HTMLResponse:
         html = env.get_template(template).render(**context)
-        return HTMLResponse(html, status_code=status, headers=_headers(_PAGE_CSP))
+        return HTMLResponse(html, status_code=status, headers=page_headers(PAGE_CSP))
 
     def not_found(what: str) -> HTMLResponse:
         return page("error.html", 404, title="Not found", message=what)
@@ -214,13 +188,9 @@ def create_app(
     return app
 
 
-def _headers(csp: str) -> dict[str, str]:
-    return {**_SECURITY_HEADERS, "Content-Security-Policy": csp}
-
-
 def _json(data: Any, status: int = 200) -> Response:
     body = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    headers = {**_SECURITY_HEADERS, "Cache-Control": "no-store"}
+    headers = {**SECURITY_HEADERS, "Cache-Control": "no-store"}
     return Response(body, status_code=status, media_type="application/json", headers=headers)
 
 
@@ -235,7 +205,7 @@ def _not_found_handler(page: Any) -> Any:
 
 async def _not_allowed(request: Request, exc: Exception) -> Response:
     return Response(
-        "read-only: only GET", status_code=405, headers={**_SECURITY_HEADERS, "Allow": "GET"}
+        "read-only: only GET", status_code=405, headers={**SECURITY_HEADERS, "Allow": "GET"}
     )
 
 
@@ -360,7 +330,7 @@ def _replay(folder: FolderIndex, game_id: str, not_found: Any, analyses: BotAnal
                 "<!DOCTYPE html><title>Refused</title><p>This game's log does not match the "
                 "MAC in the journal: it was changed after the game.</p>",
                 status_code=409,
-                headers=_headers(_PAGE_CSP),
+                headers=page_headers(PAGE_CSP),
             )
     try:
         game = load_game(path)
@@ -369,12 +339,14 @@ def _replay(folder: FolderIndex, game_id: str, not_found: Any, analyses: BotAnal
         return HTMLResponse(
             f"<!DOCTYPE html><title>Damaged log</title><p>{html.escape(message)}</p>",
             status_code=422,
-            headers=_headers(_PAGE_CSP),
+            headers=page_headers(PAGE_CSP),
         )
     marks = Marks.of(analyses.file(path))  # the analysed decisions, when analysed
     base = f"/t/{quote(folder.id)}"
     links = [("← games", f"{base}/games"), ("standings", base)]
-    return HTMLResponse(render_html(game, marks=marks, links=links), headers=_headers(_REPLAY_CSP))
+    return HTMLResponse(
+        render_html(game, marks=marks, links=links), headers=page_headers(REPLAY_CSP)
+    )
 
 
 def _event_data(folder: FolderIndex) -> Any:
@@ -409,5 +381,5 @@ def _events(request: Request, closing: threading.Event, version: Any, data: Any)
                 quiet = 0.0
                 yield ": keep-alive\n\n"
 
-    headers = {**_SECURITY_HEADERS, "Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    headers = {**SECURITY_HEADERS, "Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)

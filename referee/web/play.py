@@ -34,7 +34,6 @@ import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -47,8 +46,9 @@ from referee.audit.render_html import render_html
 from referee.audit.replay import LogError, load_game
 from referee.players.human import HumanPlayer
 from referee.safetext import shown_text
-from referee.web.app import _PAGE_CSP, _REPLAY_CSP, _SECURITY_HEADERS, LOOPBACK_HOSTS, _env
-from referee.web.server import _Server, is_loopback
+from referee.web.app import LOOPBACK_HOSTS
+from referee.web.pages import PAGE_CSP, REPLAY_CSP, SECURITY_HEADERS, page_headers, templates
+from referee.web.server import ClosingServer, app_config, is_loopback
 
 __all__ = ["PlayServer", "create_play_app"]
 
@@ -67,7 +67,7 @@ def create_play_app(
 ) -> Starlette:
     """The app serving the tables of ``players`` (one per human seat) of the game logged at
     ``log_path``; ``allowed_hosts`` None accepts any Host header (bound beyond loopback)."""
-    env = _env()
+    env = templates()
     closing = threading.Event()
 
     def seat_of(request: Request) -> HumanPlayer | None:
@@ -82,7 +82,7 @@ def create_play_app(
         return HTMLResponse(
             "<!DOCTYPE html><title>Not found</title><p>No such table.</p>",
             status_code=404,
-            headers=_headers(_PAGE_CSP),
+            headers=page_headers(PAGE_CSP),
         )
 
     async def table(request: Request) -> Response:
@@ -90,7 +90,7 @@ def create_play_app(
         if player is None:
             return missing()
         body = env.get_template("play.html").render(title="Play Hearts", token=player.token)
-        return HTMLResponse(body, headers=_headers(_PAGE_CSP))
+        return HTMLResponse(body, headers=page_headers(PAGE_CSP))
 
     async def state(request: Request) -> Response:
         player = seat_of(request)
@@ -139,7 +139,7 @@ def create_play_app(
                 "<!DOCTYPE html><title>Not yet</title><p>The replay opens once the game is "
                 "over.</p>",
                 status_code=409,
-                headers=_headers(_PAGE_CSP),
+                headers=page_headers(PAGE_CSP),
             )
         try:
             game = load_game(log_path)
@@ -147,9 +147,9 @@ def create_play_app(
             return HTMLResponse(
                 f"<!DOCTYPE html><title>Damaged log</title><p>{_escape(shown_text(error))}</p>",
                 status_code=422,
-                headers=_headers(_PAGE_CSP),
+                headers=page_headers(PAGE_CSP),
             )
-        return HTMLResponse(render_html(game), headers=_headers(_REPLAY_CSP))
+        return HTMLResponse(render_html(game), headers=page_headers(REPLAY_CSP))
 
     static = StaticFiles(directory=str(importlib.resources.files("referee.web") / "static"))
 
@@ -179,13 +179,9 @@ def create_play_app(
     return app
 
 
-def _headers(csp: str) -> dict[str, str]:
-    return {**_SECURITY_HEADERS, "Content-Security-Policy": csp}
-
-
 def _json(data: Any, status: int = 200) -> Response:
     body = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    headers = {**_SECURITY_HEADERS, "Cache-Control": "no-store"}
+    headers = {**SECURITY_HEADERS, "Cache-Control": "no-store"}
     return Response(body, status_code=status, media_type="application/json", headers=headers)
 
 
@@ -232,7 +228,7 @@ def _table_events(request: Request, closing: threading.Event, player: HumanPlaye
                 quiet = 0.0
                 yield ": keep-alive\n\n"
 
-    headers = {**_SECURITY_HEADERS, "Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    headers = {**SECURITY_HEADERS, "Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
 
 
@@ -251,18 +247,7 @@ class PlayServer:
         app = create_play_app(
             players, log_path, allowed_hosts=LOOPBACK_HOSTS if is_loopback(host) else None
         )
-        config = uvicorn.Config(
-            app,
-            host=host,
-            port=port,
-            log_level="warning",
-            access_log=False,
-            lifespan="on",
-            timeout_graceful_shutdown=2,
-            proxy_headers=False,
-            server_header=False,
-        )
-        self._server = _Server(config)
+        self._server = ClosingServer(app_config(app, host, port, quiet=True))
         self._thread: threading.Thread | None = None
         self._on_error = on_error
         self.error: str | None = None

@@ -15,12 +15,21 @@ import pathlib
 import socket
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import uvicorn
 
 from referee.web.app import LOOPBACK_HOSTS, create_app
 
-__all__ = ["BackgroundServer", "bind_problem", "is_loopback", "serve", "warning_for"]
+__all__ = [
+    "BackgroundServer",
+    "ClosingServer",
+    "app_config",
+    "bind_problem",
+    "is_loopback",
+    "serve",
+    "warning_for",
+]
 
 log = logging.getLogger(__name__)
 
@@ -46,8 +55,12 @@ def warning_for(host: str) -> str | None:
     )
 
 
-class _Server(uvicorn.Server):
-    """uvicorn's server, which first tells the app's event streams to end when it stops."""
+class ClosingServer(uvicorn.Server):
+    """uvicorn's server, which first tells the app's event streams to end when it stops.
+
+    The app sets ``app.state.closing`` (a :class:`threading.Event`) that its
+    streams watch: uvicorn waits for open streams before it exits.
+    """
 
     def handle_exit(self, sig: int, frame: object) -> None:
         self.config.app.state.closing.set()
@@ -56,6 +69,15 @@ class _Server(uvicorn.Server):
 
 def _config(runs_dir: pathlib.Path, host: str, port: int, *, quiet: bool = False) -> uvicorn.Config:
     app = create_app(runs_dir, allowed_hosts=LOOPBACK_HOSTS if is_loopback(host) else None)
+    return app_config(app, host, port, quiet=quiet)
+
+
+def app_config(app: Any, host: str, port: int, *, quiet: bool = False) -> uvicorn.Config:
+    """uvicorn's settings for serving ``app`` on ``host:port`` (``quiet``: warnings only, no access log).
+
+    No proxy headers are trusted and no server header is sent; a stop waits
+    two seconds at most for open requests.
+    """
     return uvicorn.Config(
         app,
         host=host,
@@ -96,7 +118,7 @@ def bind_problem(host: str, port: int) -> str | None:
 
 def serve(runs_dir: pathlib.Path, *, host: str = "127.0.0.1", port: int = 8000) -> None:
     """Serve ``runs_dir`` until Ctrl-C."""
-    _Server(_config(runs_dir, host, port)).run()
+    ClosingServer(_config(runs_dir, host, port)).run()
 
 
 class BackgroundServer:
@@ -110,7 +132,7 @@ class BackgroundServer:
         port: int = 8000,
         on_error: Callable[[str], None] | None = None,
     ) -> None:
-        self._server = _Server(_config(runs_dir, host, port, quiet=True))
+        self._server = ClosingServer(_config(runs_dir, host, port, quiet=True))
         # uvicorn leaves the signals alone outside the main thread: Ctrl-C stays the runner's.
         self._thread = threading.Thread(target=self._run, name="serve", daemon=True)
         self._on_error = on_error
