@@ -40,6 +40,7 @@ def submit(
     building, checking, then active or rejected with the reason). The exit
     status is 0 once active, 1 if rejected. See docs/ladder.md.
     """
+    from referee.cli.scaffold import ScaffoldError, kit_files
     from referee.ladder.submit_client import LadderClient, SubmitError, pack, wait_for
 
     try:
@@ -50,7 +51,11 @@ def submit(
                 fg="yellow",
                 err=True,
             )
-        packed = pack(folder)
+        try:
+            files = kit_files(folder.resolve())
+        except ScaffoldError as error:
+            raise SubmitError(str(error)) from None
+        packed = pack(folder, files)
         name = bot or packed.name
         size = len(packed.data)
         click.echo(

@@ -1,9 +1,10 @@
 """The client side of ``referee submit``: a bot folder packed, uploaded to a ladder, and followed.
 
 :func:`pack` makes the ``.tar.gz`` the ladder accepts (:mod:`referee.ladder.unpack`):
-the folder's files less what its ``.gitignore`` ignores (the filter of
-``referee new-bot``, :func:`referee.cli.scaffold.kit_files`), plain files and
-folders only, with neutral owners and modes. :class:`LadderClient` speaks the
+the files it is given (``referee submit`` gives the folder's files less
+what its ``.gitignore`` ignores: the filter of ``referee new-bot``,
+:func:`referee.cli.scaffold.kit_files`, which the command line owns), plain
+files and folders only, with neutral owners and modes. :class:`LadderClient` speaks the
 ladder's HTTP API (:mod:`referee.ladder.web`) with the standard library, and
 turns every failure (a refused upload, a wrong token, an unreachable URL)
 into a :class:`SubmitError` with a message for the submitter.
@@ -21,10 +22,9 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from referee.cli.scaffold import ScaffoldError, kit_files
 from referee.ladder.unpack import ARCHIVE_TYPE
 from referee.players.manifest import ManifestError, load_manifest
 from referee.safetext import shown_name, shown_text
@@ -57,8 +57,9 @@ class Packed:
     name: str
 
 
-def pack(folder: pathlib.Path) -> Packed:
-    """The ``.tar.gz`` of the bot folder ``folder``, as the ladder accepts it.
+def pack(folder: pathlib.Path, files: Sequence[pathlib.PurePosixPath]) -> Packed:
+    """The ``.tar.gz`` of ``files`` (relative paths) of the bot folder ``folder``, as the
+    ladder accepts it.
 
     ``folder`` must hold a valid ``bot.yaml`` (its ``name`` is the bot's
     default name). A symbolic link among the files is refused: the ladder
@@ -69,9 +70,9 @@ def pack(folder: pathlib.Path) -> Packed:
         raise SubmitError(f"{folder}: not a folder")
     try:
         manifest = load_manifest(folder)
-        names = kit_files(folder)
-    except (ManifestError, ScaffoldError) as error:
+    except ManifestError as error:
         raise SubmitError(str(error)) from None
+    names = list(files)
     buf = io.BytesIO()
     # mtime 0 in the gzip header: the same folder packs to the same bytes.
     with (
