@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import pathlib
 
 import pytest
 
 from referee.audit.replay import game_actions, load_game, state_at
 from referee.engine import Card, MoonChoice, Phase, card_list, replay
-from referee.match.gamelog import LogError
+from referee.match.gamelog import GameHeader, LogError, SeatInfo
 from tests.replay.fixtures import FAULTS_LOG, MOON_LOG
 
 
@@ -90,3 +92,19 @@ def test_records_out_of_order_name_their_line(tmp_path: pathlib.Path) -> None:
     assert caught.value.line == 11 and "trick 2 while trick 1 is open" in str(caught.value)
     game = load_game(path, strict=False)
     assert game.damage is not None and len(game.hand(1).tricks) == 1
+
+
+def test_the_seats_are_the_headers_seat_records(tmp_path: pathlib.Path) -> None:
+    """One class for a seat (gamelog's SeatInfo); a seat whose bot has no name shows its number."""
+    game = load_game(FAULTS_LOG)
+    header = GameHeader.from_json(json.loads(FAULTS_LOG.read_text().splitlines()[0]))
+    assert all(type(seat) is SeatInfo for seat in game.seats)
+    assert tuple(game.seats) == header.seats
+    lines = FAULTS_LOG.read_text(encoding="utf-8").splitlines(keepends=True)
+    first = json.loads(lines[0])
+    first["seats"][1]["bot"] = ""
+    unnamed = tmp_path / "unnamed.jsonl"
+    unnamed.write_text(json.dumps(first) + "\n" + "".join(lines[1:]), encoding="utf-8")
+    seats = load_game(unnamed).seats
+    assert seats[1] == dataclasses.replace(header.seats[1], bot="seat 1")
+    assert seats[0] == header.seats[0]

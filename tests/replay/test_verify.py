@@ -7,10 +7,14 @@ that the first discrepancy is reported at the right line and position.
 
 from __future__ import annotations
 
+import ast
 import copy
 import dataclasses
+import gzip
 import json
 import pathlib
+import subprocess
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -393,3 +397,27 @@ def test_random_damage_is_reported_not_raised(tmp_path: pathlib.Path) -> None:
         game_data(game, seat=2)
     # What goes unnoticed are changes of the time spent and of decision ids.
     assert found >= 185
+
+
+def test_bytes_that_are_not_utf8_are_placed_in_a_compressed_log_too(tmp_path: pathlib.Path) -> None:
+    """The damaged line is found through gamelog's reader, which decompresses a .gz log."""
+    lines = FAULTS_LOG.read_bytes().splitlines(keepends=True)
+    damaged = b"".join(lines[:5]) + b'{"type": "play", "x": "\xff"}\n' + b"".join(lines[5:])
+    for name, data in (("x.jsonl", damaged), ("x.jsonl.gz", gzip.compress(damaged))):
+        path = tmp_path / name
+        path.write_bytes(data)
+        problem = verify_log(path).problem
+        assert problem is not None, name
+        assert (problem.line, problem.message) == (6, "not UTF-8 text (byte 0xff): not a game log?")
+
+
+def test_log_verification_imports_no_tournament_folder_or_bot() -> None:
+    """audit.logs imports only the engine, gamelog and fallback: the runner can import it."""
+    code = "import sys, referee.audit.logs; print(sorted(m for m in sys.modules if m.split('.')[0] == 'referee'))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(ast.literal_eval(done.stdout))
+    # gamelog's own imports: the durable file writes and the display limits of bot text.
+    allowed = {"referee", "referee.durable", "referee.safetext", "referee.audit"}
+    allowed |= {"referee.audit.logs", "referee.match", "referee.match.fallback"}
+    allowed |= {"referee.match.gamelog"}
+    assert {m for m in loaded if not m.startswith("referee.engine")} <= allowed, loaded
