@@ -13,7 +13,9 @@ import sys
 
 import click
 
-from referee.tournament import JournalError, TournamentError
+from referee.cli.options import run_options
+from referee.cli.run_common import print_summary, report_interrupted
+from referee.folder import JournalError, TournamentError
 from referee.tournament.config import ConfigError, load_config
 from referee.tournament.gauntlet import GauntletProgress, GauntletTournament
 from referee.tournament.gauntlet_report import folder_report, render_report
@@ -28,27 +30,9 @@ class GauntletError(click.ClickException):
 
 @click.command()
 @click.argument("path", metavar="CONFIG.yaml|OUT_DIR", type=click.Path(path_type=pathlib.Path))
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False, path_type=pathlib.Path),
-    default=None,
-    help="Output folder (default: the config's output, else runs/NAME).",
-)
-@click.option("--fresh", is_flag=True, help="Start over: move an existing output folder aside.")
-@click.option(
-    "-j",
-    "--concurrency",
-    type=click.IntRange(1, 256),
-    default=None,
-    help="Games played at once (default: the config's concurrency, else the CPU count).",
-)
-@click.option("-q", "--quiet", is_flag=True, help="No progress display.")
-@click.option(
-    "--key-file",
-    type=click.Path(dir_okay=False, path_type=pathlib.Path),
-    default=None,
-    help="Use this key (another folder's 'key') instead of a new one.",
+@run_options(
+    fresh_help="Start over: move an existing output folder aside.",
+    key_file_help="Use this key (another folder's 'key') instead of a new one.",
 )
 @click.option(
     "--format",
@@ -110,8 +94,6 @@ def run_gauntlet(
     fmt: str,
 ) -> None:
     """Run a gauntlet config, print its result and exit with its code."""
-    from referee.cli.tournament import _interrupted, _summary
-
     runner = GauntletTournament(
         config,
         out_dir=out_dir,
@@ -126,8 +108,8 @@ def run_gauntlet(
     except (TournamentError, JournalError) as error:
         raise GauntletError(str(error)) from None
     if result.interrupted:
-        _interrupted(result)
-    _summary(result)
+        report_interrupted(result)
+    print_summary(result)
     if result.errors:
         raise GauntletError(
             f"{len(result.errors)} game(s) failed with a referee error and were not counted "

@@ -1,7 +1,14 @@
-"""Options shared by several subcommands (rules, time control, fault policy)."""
+"""Options shared by several subcommands: rules, time control, fault policy, and the run
+options (``--out``, ``--fresh``, ``-j``, ``-q``, ``--key-file``), each defined once here.
+
+The run options differ between commands only in their help text, so each is a function
+of its help (the defaults are the tournament's); :func:`run_options` puts the five on
+the commands that run a tournament folder (``tournament``, ``gauntlet``).
+"""
 
 from __future__ import annotations
 
+import pathlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -185,3 +192,83 @@ def check_sandbox_or_fail(specs: Sequence[Any], default: str) -> None:
             check_sandbox()
         except SandboxUnavailable as error:
             raise click.ClickException(str(error)) from None
+
+
+# Run options --------------------------------------------------------------------------
+
+OUT_HELP = "Output folder (default: the config's output, else runs/NAME)."
+FRESH_HELP = "Start over: move an existing output folder aside instead of resuming it."
+CONCURRENCY_HELP = "Games played at once (default: the config's concurrency, else the CPU count)."
+QUIET_HELP = "No progress display."
+KEY_FILE_HELP = (
+    "Use this tournament key (a folder's 'key' file) instead of a new one, to replay a "
+    "tournament elsewhere; copied into the output folder, refused if it has another key."
+)
+#: ``--key-file`` of the commands that read a folder (standings, verify).
+FOLDER_KEY_HELP = "The tournament's key (default: the folder's 'key' file)."
+
+
+def out_option(help: str = OUT_HELP) -> Callable[[F], F]:
+    """``--out DIRECTORY``, stored as ``out_dir`` (a ``pathlib.Path`` or None)."""
+    return click.option(
+        "--out",
+        "out_dir",
+        type=click.Path(file_okay=False, path_type=pathlib.Path),
+        default=None,
+        help=help,
+    )
+
+
+def fresh_option(help: str = FRESH_HELP) -> Callable[[F], F]:
+    """``--fresh``: start the output folder over instead of resuming it."""
+    return click.option("--fresh", is_flag=True, help=help)
+
+
+def concurrency_option(help: str = CONCURRENCY_HELP) -> Callable[[F], F]:
+    """``-j/--concurrency N``: games played at once, stored as ``concurrency``."""
+    return click.option("-j", "--concurrency", type=click.IntRange(1, 256), default=None, help=help)
+
+
+def jobs_option(help: str, *, most: int | None = None) -> Callable[[F], F]:
+    """``-j/--jobs N``: worker processes (verify, analyze), stored as ``jobs``."""
+    return click.option(
+        "-j", "--jobs", type=click.IntRange(min=1, max=most), default=None, help=help
+    )
+
+
+def quiet_option(help: str = QUIET_HELP) -> Callable[[F], F]:
+    """``-q/--quiet``."""
+    return click.option("-q", "--quiet", is_flag=True, help=help)
+
+
+def key_file_option(help: str = KEY_FILE_HELP) -> Callable[[F], F]:
+    """``--key-file FILE``, stored as ``key_file`` (a ``pathlib.Path`` or None)."""
+    return click.option(
+        "--key-file",
+        type=click.Path(dir_okay=False, path_type=pathlib.Path),
+        default=None,
+        help=help,
+    )
+
+
+def run_options(
+    *,
+    out_help: str = OUT_HELP,
+    fresh_help: str = FRESH_HELP,
+    key_file_help: str = KEY_FILE_HELP,
+) -> Callable[[F], F]:
+    """``--out``, ``--fresh``, ``-j``, ``-q`` and ``--key-file``, in that order."""
+    options = [
+        out_option(out_help),
+        fresh_option(fresh_help),
+        concurrency_option(),
+        quiet_option(),
+        key_file_option(key_file_help),
+    ]
+
+    def decorate(f: F) -> F:
+        for option in reversed(options):
+            f = option(f)
+        return f
+
+    return decorate

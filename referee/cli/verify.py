@@ -8,6 +8,7 @@ import click
 
 from referee.audit.folder import FolderReport, cpu_count, verify_folder
 from referee.audit.logs import Discrepancy, GameReport, verify_log
+from referee.cli.options import FOLDER_KEY_HELP, jobs_option, key_file_option, quiet_option
 from referee.folder.seal import SealError, load_key
 from referee.tournament.progress import Progress
 
@@ -22,25 +23,14 @@ __all__ = ["verify"]
     required=True,
     type=click.Path(exists=True, path_type=pathlib.Path),
 )
-@click.option("-q", "--quiet", is_flag=True, help="Print only the problems.")
-@click.option(
-    "--key-file",
-    type=click.Path(dir_okay=False, path_type=pathlib.Path),
-    default=None,
-    help="The tournament's key (default: the folder's 'key' file).",
-)
+@quiet_option("Print only the problems.")
+@key_file_option(FOLDER_KEY_HELP)
 @click.option(
     "--no-key",
     is_flag=True,
     help="Check a folder without its key: the rules and the files' agreement only, no MACs.",
 )
-@click.option(
-    "-j",
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Check a folder's games in this many processes (default: one per core).",
-)
+@jobs_option("Check a folder's games in this many processes (default: one per core).")
 def verify(
     paths: tuple[pathlib.Path, ...],
     quiet: bool,
