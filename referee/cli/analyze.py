@@ -15,6 +15,7 @@ from referee.analysis.summary import BotSummary, game_report, summarize, summary
 from referee.analyzer.evaluate import Settings
 from referee.analyzer.run import LogResult, analyse_logs, cpu_count, logs_of, seat_choice
 from referee.audit.replay import load_game
+from referee.cli.options import jobs_option
 from referee.folder.core import TournamentError
 from referee.match.gamelog import LogError
 from referee.safetext import shown_name, shown_text
@@ -60,13 +61,7 @@ _DEFAULT = Settings()
     show_default=True,
     help="The seed of the searches (the same seed and settings give the same analysis).",
 )
-@click.option(
-    "-j",
-    "--jobs",
-    type=click.IntRange(min=1, max=256),
-    default=None,
-    help="Logs analysed at a time, in worker processes (default: one per core).",
-)
+@jobs_option("Logs analysed at a time, in worker processes (default: one per core).", most=256)
 @click.option(
     "--force",
     is_flag=True,

@@ -16,6 +16,7 @@ from referee.cli.options import (
     check_sandbox_or_fail,
     make_policies,
     make_rules,
+    out_option,
     rules_options,
     sandbox_option,
     time_options,
@@ -27,7 +28,8 @@ from referee.players.build_progress import BuildProgress
 from referee.players.builds import build_bots
 from referee.players.specs import BotSpec, BotSpecError, parse_bot
 from referee.players.supply import BotPool
-from referee.stats.standings import compute_standings, render
+from referee.stats.render import render
+from referee.stats.standings import compute_standings
 from referee.tournament.schedule import derive_seed, rotations
 
 #: The most games one ``referee match`` plays (a tournament config is the tool beyond).
@@ -64,13 +66,7 @@ def _unique_names(specs: list[BotSpec]) -> list[BotSpec]:
 )
 @rules_options
 @time_options
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False, path_type=pathlib.Path),
-    default=None,
-    help="Folder for the game log and bot output (default runs/match-...).",
-)
+@out_option("Folder for the game log and bot output (default runs/match-...).")
 @click.option(
     "--build/--no-build",
     default=True,

@@ -6,7 +6,7 @@ import pathlib
 
 import click
 
-from referee.cli.options import standings_format_option
+from referee.cli.options import FOLDER_KEY_HELP, key_file_option, standings_format_option
 from referee.folder import seal
 from referee.safetext import printable
 from referee.stats.render import render
@@ -30,12 +30,7 @@ from referee.tournament import Layout, TournamentError, load_standings, read_jou
     default=None,
     help="Rank by this key instead of the config's (see docs/config.md).",
 )
-@click.option(
-    "--key-file",
-    type=click.Path(dir_okay=False, path_type=pathlib.Path),
-    default=None,
-    help="The tournament's key (default: the folder's 'key' file).",
-)
+@key_file_option(FOLDER_KEY_HELP)
 def standings(
     out_dir: pathlib.Path, fmt: str, ranking: str | None, key_file: pathlib.Path | None
 ) -> None:

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import pathlib
-import shlex
-import sys
 import threading
 from typing import Any
 
 import click
 
-from referee.cli.options import standings_format_option
+from referee.cli.options import run_options, standings_format_option
+from referee.cli.run_common import print_summary, report_interrupted
 from referee.stats.render import render
-from referee.tournament import JournalError, Progress, RunResult, Tournament, TournamentError
+from referee.tournament import JournalError, Progress, Tournament, TournamentError
 from referee.tournament.config import ConfigError, load_config
 
 
@@ -21,35 +19,7 @@ from referee.tournament.config import ConfigError, load_config
 @click.argument(
     "config_path", metavar="CONFIG.yaml", type=click.Path(dir_okay=False, path_type=pathlib.Path)
 )
-@click.option(
-    "--out",
-    "out_dir",
-    type=click.Path(file_okay=False, path_type=pathlib.Path),
-    default=None,
-    help="Output folder (default: the config's output, else runs/NAME).",
-)
-@click.option(
-    "--fresh",
-    is_flag=True,
-    help="Start over: move an existing output folder aside instead of resuming it.",
-)
-@click.option(
-    "-j",
-    "--concurrency",
-    type=click.IntRange(1, 256),
-    default=None,
-    help="Games played at once (default: the config's concurrency, else the CPU count).",
-)
-@click.option("-q", "--quiet", is_flag=True, help="No progress display.")
-@click.option(
-    "--key-file",
-    type=click.Path(dir_okay=False, path_type=pathlib.Path),
-    default=None,
-    help=(
-        "Use this tournament key (a folder's 'key' file) instead of a new one, to replay a "
-        "tournament elsewhere; copied into the output folder, refused if it has another key."
-    ),
-)
+@run_options()
 @standings_format_option("How to print the standings at the end.")
 @click.option(
     "--serve",
@@ -119,10 +89,10 @@ def tournament(
     except (TournamentError, JournalError) as error:
         raise click.ClickException(str(error)) from None
     if result.interrupted:
-        _interrupted(result)
+        report_interrupted(result)
     if result.standings is not None:
         click.echo(render(result.standings, fmt), nl=False)
-    _summary(result)
+    print_summary(result)
     if server is not None and not result.errors:
         _serve_on(server)
     if result.errors:
@@ -159,62 +129,3 @@ def _serve_on(server: Any) -> None:
         threading.Event().wait()
     except KeyboardInterrupt:
         server.stop()
-
-
-def _resume_command() -> str:
-    """The command line that resumes this run (without --fresh)."""
-    args = [a for a in sys.argv[1:] if a != "--fresh"]
-    return shlex.join(["referee", *args])
-
-
-def _interrupted(result: RunResult) -> None:
-    why = result.signal_name or "interrupt"
-    if result.games_scheduled:
-        where = (
-            f"after {result.games_done} of {result.games_scheduled} games "
-            f"(the journal in {result.out_dir} is intact)"
-        )
-    else:
-        where = "before play"
-    click.echo(
-        f"\n{why}: stopped {where}.\nTo resume, run the same command again:\n  {_resume_command()}",
-        err=True,
-    )
-    sys.stdout.flush()
-    sys.stderr.flush()
-    if (
-        result.lingering
-        and threading.active_count() > 1
-        and threading.current_thread() is threading.main_thread()
-    ):
-        # Games abandoned mid-flight may still be winding down in worker threads: do not wait.
-        os._exit(130)
-    sys.exit(130)
-
-
-def _summary(result: RunResult) -> None:
-    # The rate is the progress line's: games over the time of play, not the builds and start-up.
-    played = f"{result.games_played} games played"
-    if result.games_played and result.play_s:
-        rate = result.games_played / result.play_s * 60
-        played += f" in {result.play_s:.1f} s ({rate:.1f}/min)"
-    click.echo(
-        f"{played}; {result.elapsed_s:.1f} s in all, with builds and bot start-up; "
-        f"{result.games_done} of {result.games_scheduled} done; output: {result.out_dir}",
-        err=True,
-    )
-    if result.games_done:
-        click.echo(next_steps(result.out_dir), err=True)
-
-
-def next_steps(out_dir: pathlib.Path) -> str:
-    """What to do with a played folder: see it in the browser, replay a game, audit it."""
-    out = shlex.quote(str(out_dir))
-    runs = shlex.quote(str(out_dir.parent))
-    steps = [
-        (f"referee serve {runs}", "standings, bots and replays in the browser"),
-        (f"referee replay {out}", "its games; --game ID [--seat BOT] replays one"),
-        (f"referee verify {out}", "replay every game through the engine (an audit)"),
-    ]
-    width = max(len(command) for command, _ in steps)
-    return "\n".join(["next:", *(f"  {c:<{width}}  {what}" for c, what in steps)])
