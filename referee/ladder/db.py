@@ -240,12 +240,12 @@ class LadderDB:
         if conn is None:
             try:
                 conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
+                conn.row_factory = sqlite3.Row
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=FULL")  # a change acknowledged survives a crash
+                conn.execute("PRAGMA foreign_keys=ON")
             except sqlite3.Error as error:
                 raise LadderDBError(f"{self.path}: cannot open the database: {error}") from None
-            conn.row_factory = sqlite3.Row
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=FULL")  # a change acknowledged survives a crash
-            conn.execute("PRAGMA foreign_keys=ON")
             self._local.conn = conn
         return conn
 

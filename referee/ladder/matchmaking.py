@@ -9,11 +9,14 @@ sigma, :mod:`referee.stats.ratings`):
 1. a new version first: a bot with fewer than ``first_sets`` sets (played or
    in flight) gets the next table, the one that has waited longest first, so
    that it has a rating within minutes of becoming active;
-2. otherwise the bot with the largest sigma (the fewest sets breaking ties)
-   is the anchor, and the table is the best of ``candidates`` random ones
-   around it, scored by the uncertainty it seats (the sum of sigma squared)
-   less the spread of its ratings (games between bots of about the same
-   strength tell the most) and a penalty for repeating a recent table.
+2. otherwise, among the bots that have played least (within one set of the
+   fewest, so that every bot keeps playing), the one with the largest sigma
+   (discounted for its sets in flight) is the anchor, and the table is the
+   best of ``candidates`` random ones around it, scored by the uncertainty
+   it seats (the sum of sigma squared) less the spread of its ratings (games
+   between bots of about the same strength tell the most), a cost for seats
+   given to bots that have played more, and a penalty for repeating a
+   recent table.
 
 :meth:`Matchmaker.pick` looks at each active bot once and scores a fixed
 number of candidate tables, so it takes well under a millisecond per hundred
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import math
 import random
 from collections.abc import Iterable, Sequence
 
@@ -138,20 +142,33 @@ class Matchmaker:
         if newest:
             anchor = min(newest, key=lambda b: (b.sets + b.in_flight, b.order))
         else:
-            anchor = max(bots, key=lambda b: (b.sigma, -(b.sets + b.in_flight), -b.order))
+            # Among the bots that have played least (within a set of the fewest), the most
+            # uncertain: every bot keeps playing, and the games go where sigma is largest.
+            least = min(b.sets + b.in_flight for b in bots)
+            band = [b for b in bots if b.sets + b.in_flight <= least + 1]
+            anchor = max(band, key=lambda b: (_sigma(b), -b.order))
         others = [b for b in bots if b is not anchor]
         # The closest in rating among those least seen, plus random tables around the anchor.
         by_need = sorted(others, key=lambda b: (b.sets + b.in_flight, abs(b.mu - anchor.mu)))
         options = [by_need[: k - 1]]
         for _ in range(self.candidates):
             options.append(self._rng.sample(others, k - 1))
-        best = max(options, key=lambda table: self._score(anchor, table))
+        least = min(b.sets + b.in_flight for b in others)
+        best = max(options, key=lambda table: self._score(anchor, table, least))
         return tuple(b.name for b in (anchor, *best))
 
-    def _score(self, anchor: Standing, table: Sequence[Standing]) -> float:
+    def _score(self, anchor: Standing, table: Sequence[Standing], least: int) -> float:
         seats = (anchor, *table)
-        uncertainty = sum(b.sigma * b.sigma for b in seats)
+        uncertainty = sum(_sigma(b) ** 2 for b in seats)
         mus = [b.mu for b in seats]
         spread = max(mus) - min(mus)
+        # Seats given to bots that have played more than the others cost a little.
+        surplus = sum(b.sets + b.in_flight - least for b in table)
         repeat = 1.0 if frozenset(b.name for b in seats) in self._recent else 0.0
-        return uncertainty - 2.0 * spread - 50.0 * repeat
+        return uncertainty - 2.0 * spread - 4.0 * surplus - 50.0 * repeat
+
+
+def _sigma(bot: Standing) -> float:
+    """A bot's sigma as it will be once its sets in flight are rated (about: each set's
+    games shrink its variance as much as one more set's worth of evidence)."""
+    return bot.sigma / math.sqrt(1.0 + bot.in_flight)
