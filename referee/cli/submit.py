@@ -63,6 +63,7 @@ def submit(
             f"uploading {name} to {client.url}",
             err=True,
         )
+        client.check_size(size)
         answer = client.submit(packed.data, name)
         number = int(answer["id"])
         click.echo(f"submission {number}: {answer.get('player', name)} {answer.get('state', '')}")

@@ -130,31 +130,68 @@ class LadderClient:
         query = urllib.parse.urlencode({"bot": bot})
         return self._call("POST", f"/api/submissions?{query}", data, ARCHIVE_TYPE)
 
-    def status(self, submission: int) -> dict[str, Any]:
-        """The submission's status as the ladder has it (its team's view)."""
-        return self._call("GET", f"/api/submissions/{int(submission)}")
+    def status(
+        self, submission: int, *, after: str | None = None, wait_s: float = 0.0
+    ) -> dict[str, Any]:
+        """The submission's status as the ladder has it (its team's view); with ``after``,
+        once it is another state than ``after`` (or after ``wait_s`` seconds)."""
+        path = f"/api/submissions/{int(submission)}"
+        if after is not None:
+            path += "?" + urllib.parse.urlencode({"after": after, "wait": f"{wait_s:g}"})
+        return self._call("GET", path, timeout=self.timeout + wait_s)
+
+    def check_size(self, size: int) -> None:
+        """Refuse an archive of ``size`` bytes over the ladder's limit before sending it
+        (the ladder would cut the connection mid-upload, with less to say)."""
+        try:
+            limits = self._call("GET", "/api/limits", auth=False)
+        except SubmitError:
+            return  # the upload itself will say
+        cap = limits.get("compressed_bytes")
+        if isinstance(cap, int) and size > cap:
+            raise SubmitError(
+                f"the upload is too large: the packed folder is {size} bytes, over the "
+                f"ladder's limit of {cap} bytes compressed ({shown_text(limits.get('described', ''))})"
+            )
 
     def _call(
-        self, method: str, path: str, body: bytes | None = None, kind: str | None = None
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        kind: str | None = None,
+        *,
+        auth: bool = True,
+        timeout: float | None = None,
     ) -> dict[str, Any]:
-        headers = {"Authorization": f"Bearer {self.token}", "Accept": "application/json"}
+        headers = {"Accept": "application/json"}
+        if auth:
+            headers["Authorization"] = f"Bearer {self.token}"
         if kind:
             headers["Content-Type"] = kind
         request = urllib.request.Request(self.url + path, body, headers, method=method)
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            with urllib.request.urlopen(request, timeout=timeout or self.timeout) as response:
                 return _json_of(response.read())
         except urllib.error.HTTPError as error:
             raise SubmitError(_refusal(error)) from None
         except urllib.error.URLError as error:
             reason = getattr(error.reason, "strerror", None) or error.reason
+            if body and isinstance(error.reason, ConnectionResetError | BrokenPipeError):
+                raise SubmitError(
+                    f"the ladder at {self.url} closed the connection during the upload "
+                    f"(over its size limit?): {reason}"
+                ) from None
             raise SubmitError(f"cannot reach the ladder at {self.url}: {reason}") from None
         except TimeoutError:
             raise SubmitError(
                 f"the ladder at {self.url} did not answer within {self.timeout:g} s"
             ) from None
         except (ConnectionError, OSError) as error:
-            raise SubmitError(f"the connection to {self.url} failed: {error}") from None
+            during = " during the upload (over its size limit?)" if body else ""
+            raise SubmitError(
+                f"the ladder at {self.url} closed the connection{during}: {error}"
+            ) from None
 
 
 def _json_of(data: bytes) -> dict[str, Any]:
@@ -202,12 +239,22 @@ def wait_for(
     timeout_s: float | None = None,
     sleep: Callable[[float], None] = time.sleep,
 ) -> dict[str, Any]:
-    """Follow ``submission`` until its status is final; ``on_change`` gets each new status."""
+    """Follow ``submission`` until its status is final; ``on_change`` gets each new status.
+
+    Each request asks the ladder to answer once the state changes (a long
+    poll of up to 20 s), so no state is missed however briefly it lasts; an
+    answer that came back at once unchanged waits ``poll_s`` before the next.
+    """
     start = time.monotonic()
     seen = None
     while True:
-        status = client.status(submission)
+        left = None if timeout_s is None else max(0.0, timeout_s - (time.monotonic() - start))
+        wait = 0.0 if seen is None else min(20.0, left if left is not None else 20.0)
+        asked = time.monotonic()
+        status = client.status(submission, after=seen, wait_s=wait)
+        quick = time.monotonic() - asked < wait / 2
         if status.get("state") != seen:
+            quick = False
             seen = status.get("state")
             on_change(status)
         if seen in FINAL_STATUSES:
@@ -217,4 +264,5 @@ def wait_for(
                 f"submission {submission} is still {shown_name(seen)} after {timeout_s:g} s "
                 "(it goes on: see the ladder's pages)"
             )
-        sleep(poll_s)
+        if quick:
+            sleep(poll_s)

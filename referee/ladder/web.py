@@ -8,6 +8,8 @@ replays, their JSON and events) are mounted as they are; this app adds:
 =========================================  ===============================================
 ``POST /api/submissions?bot=BOT``          upload a ``.tar.gz`` (``Authorization: Bearer``)
 ``GET /api/submissions/ID``                a submission's status, for its own team
+                                           (``?after=STATE&wait=S``: once it changes)
+``GET /api/limits``                        the upload limits
 ``GET /api/ladder``                        the ladder: every bot, its versions, ratings
 ``GET /api/ladder/events``                 server-sent ``update`` events when it changes
 ``GET /ladder``                            the ladder page (updates by itself)
@@ -85,6 +87,9 @@ _FORM_BYTES = 4096
 #: The most bytes of a build log or check report shown (its end).
 _SHOWN_FILE_BYTES = 512 * 1024
 _EVENT_POLL_S = 0.5
+#: The longest a status request waits for a change, and how often it looks.
+_LONG_POLL_S = 25.0
+_STATE_POLL_S = 0.1
 _KEEPALIVE_S = 15.0
 _SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
@@ -367,9 +372,27 @@ def create_ladder_app(
         return _json(await uploads.receive(request, team), 201)
 
     async def api_submission(request: Request) -> Response:
+        """``?after=STATE&wait=S``: answer once the state is another than ``after``, or
+        after ``S`` seconds (at most :data:`_LONG_POLL_S`), so a client sees every change."""
         team = await api_team(request)
         sub = await own_submission(team, request.path_params["id"])
+        after = request.query_params.get("after")
+        try:
+            wait = min(_LONG_POLL_S, max(0.0, float(request.query_params.get("wait", "0"))))
+        except ValueError:
+            raise _Refusal(400, "wait is a number of seconds") from None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait
+        while after is not None and sub.state == after and loop.time() < deadline:
+            if closing.is_set() or await request.is_disconnected():
+                break
+            await asyncio.sleep(_STATE_POLL_S)
+            sub = await run_in_threadpool(db.submission, sub.id)
         return _json(sub.to_dict(private=True))
+
+    async def api_limits(request: Request) -> Response:
+        limits = uploads.limits
+        return _json({**dataclasses.asdict(limits), "described": limits.describe()})
 
     async def own_submission(team: Team, number: str) -> Any:
         try:
@@ -548,6 +571,7 @@ def create_ladder_app(
             Route("/api/submissions", guarded(api_submit), methods=["POST"]),
             Route("/api/submissions/{id}", guarded(api_submission), methods=["GET"]),
             Route("/api/ladder", guarded(api_ladder), methods=["GET"]),
+            Route("/api/limits", guarded(api_limits), methods=["GET"]),
             Route("/api/ladder/events", api_events, methods=["GET"]),
             Route("/ladder", guarded(ladder_page), methods=["GET"]),
             Route("/ladder/teams/{team}", guarded(team_page), methods=["GET"]),
