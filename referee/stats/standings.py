@@ -473,18 +473,3 @@ def _sort_key(ranking: str) -> Any:
         return (0, *by, row.bot)
 
     return key
-
-
-def __getattr__(name: str) -> Any:
-    # Transitional (issue 24): the renderers moved to referee.stats.render, the t quantile
-    # to referee.stats.distributions; kept until every importer (shared files being edited
-    # by others this session) imports them from their new homes.
-    if name in ("render", "FORMATS", "percent"):
-        from referee.stats import render
-
-        return getattr(render, name)
-    if name == "t_quantile_975":
-        from referee.stats.distributions import t_quantile_975
-
-        return t_quantile_975
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

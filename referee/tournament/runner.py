@@ -70,7 +70,8 @@ from referee.players.builds import BuildResult, build_bots
 from referee.players.launcher import cpu_warning
 from referee.players.specs import BotSpec, spec_folder
 from referee.sandbox import bwrap, procfs, supervisor
-from referee.stats.standings import Standings, render
+from referee.stats.render import render
+from referee.stats.standings import Standings
 from referee.tournament.config import TournamentConfig
 from referee.tournament.executors import (
     GameExecutor,
