@@ -122,10 +122,6 @@ def test_at_most_six_loose_modules_at_the_top_level() -> None:
     assert len(loose) <= MAX_LOOSE, f"{len(loose)} loose modules in referee/: {loose}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 24 in progress: players/match (referee/match/gamelog.py)",
-)
 def test_no_module_over_800_lines() -> None:
     long = {
         str(p.relative_to(ROOT)): n
@@ -201,10 +197,6 @@ def _match_folder_spellers() -> dict[str, list[str]]:
     return found
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 24 in progress: folder (the match folder's names into referee/folder/layout.py)",
-)
 def test_the_match_folder_names_are_spelled_in_one_module() -> None:
     found = _match_folder_spellers()
     assert len(found) <= 1, f"the match folder's names spelled in {len(found)} modules: {found}"
