@@ -419,5 +419,9 @@ def test_log_verification_imports_no_tournament_folder_or_bot() -> None:
     # gamelog's own imports: the durable file writes and the display limits of bot text.
     allowed = {"referee", "referee.durable", "referee.safetext", "referee.audit"}
     allowed |= {"referee.audit.logs", "referee.match", "referee.match.fallback"}
-    allowed |= {"referee.match.gamelog"}
+    allowed |= {
+        "referee.match.gamelog",
+        "referee.match.gamelog.files",
+        "referee.match.gamelog.records",
+    }
     assert {m for m in loaded if not m.startswith("referee.engine")} <= allowed, loaded

@@ -1,0 +1,222 @@
+"""Game log files: writing one as the game goes, compressing it, reading it back.
+
+A log named ``.jsonl.gz`` (a tournament's) is written plain while the game
+plays and gzip-compressed when :class:`GameLogWriter` closes it;
+:func:`read_log` and :func:`open_log` read either form, streamed (by the
+file's first bytes, not its name), so every reader takes both. A log that
+cannot be read is a :class:`LogError` naming the file and the line. The
+records themselves are :mod:`referee.match.gamelog.records`'.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import pathlib
+import zlib
+from collections.abc import Iterator
+from typing import IO, Any, BinaryIO, TextIO
+
+from referee import durable
+from referee.match.gamelog.records import LOG_FORMAT, LOG_VERSION, LogRecord
+from referee.safetext import shown_name
+
+__all__ = [
+    "COMPRESS_LEVEL",
+    "GZIP_MAGIC",
+    "GameLogWriter",
+    "LogError",
+    "is_compressed_name",
+    "open_log",
+    "read_log",
+    "store_log",
+]
+
+#: The first bytes of a gzip stream: a log that starts with them is read decompressed.
+GZIP_MAGIC = b"\x1f\x8b"
+#: zlib's default: 85 KB logs become ~10 KB in ~3 ms; level 9 saves 5% more for 4x the time.
+COMPRESS_LEVEL = 6
+
+# One encoder for every record: json.dumps with options builds a new one per call.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
+class LogError(ValueError):
+    """A log that cannot be read; the message names the file and line."""
+
+    def __init__(self, path: str | os.PathLike[str], line: int, message: str) -> None:
+        super().__init__(f"{path}:{line}: {message}")
+        self.path = str(path)
+        self.line = line
+
+
+def is_compressed_name(path: str | os.PathLike[str]) -> bool:
+    """Whether a log at ``path`` is kept gzip-compressed (its name ends in ``.gz``)."""
+    return os.fspath(path).endswith(".gz")
+
+
+def store_log(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write a finished log's bytes (plain or gzip) at ``path``, in the form its name says.
+
+    Written whole (a temporary file renamed over ``path``) and synced to disk,
+    so a crash leaves no half log under the final name; the gzip stream
+    carries no time or file name, so a log always compresses to the same bytes.
+    """
+    path = pathlib.Path(path)
+    gzipped = data[:2] == GZIP_MAGIC
+    if is_compressed_name(path) and not gzipped:
+        data = gzip.compress(data, compresslevel=COMPRESS_LEVEL, mtime=0)
+    elif gzipped and not is_compressed_name(path):
+        data = gzip.decompress(data)
+    durable.write_bytes(path, data)
+
+
+class GameLogWriter:
+    """Appends records to a game log, one JSON object per line.
+
+    A log whose name ends in ``.gz`` is written plain while the game goes
+    (beside it, without the ``.gz``; every line flushed), then compressed into
+    its name on :meth:`close` and the plain file removed. A crash mid-game
+    leaves the plain file, readable up to the crash; a tournament does not
+    count that game and plays it again. (Compressing line by line instead
+    would cost a flush of the stream per line, which at ~60 bytes a line
+    leaves little compressed.)
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = pathlib.Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        #: Where the lines go while the game is played.
+        self.writing = self.path.with_suffix("") if is_compressed_name(self.path) else self.path
+        self._file: TextIO | None = open(self.writing, "w", encoding="utf-8")  # noqa: SIM115
+
+    def write(self, record: LogRecord | dict[str, Any]) -> None:
+        """Append one record (a record type, or its JSON object)."""
+        if self._file is None:
+            raise ValueError(f"{self.path}: log already closed")
+        data = record if isinstance(record, dict) else record.to_json()
+        self._file.write(_ENCODER.encode(data) + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        """Flush, sync to disk and close (idempotent); compress a ``.gz`` log."""
+        if self._file is None:
+            return
+        if self.writing == self.path:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+            self._file = None
+            return
+        self._file.close()
+        self._file = None
+        store_log(self.path, self.writing.read_bytes())
+        self.writing.unlink()
+
+    def __enter__(self) -> GameLogWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_log(path: str | os.PathLike[str]) -> BinaryIO:
+    """A game log's lines as bytes, streamed: gzip-compressed (by its first bytes) or plain.
+
+    Reading a damaged compressed log raises :class:`OSError` (``BadGzipFile``),
+    :class:`EOFError` (cut short) or :class:`zlib.error` mid-way.
+    """
+    handle = open(path, "rb")  # noqa: SIM115
+    try:
+        start = handle.peek(2)[:2]
+    except OSError:
+        handle.close()
+        raise
+    if start == GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=handle, mode="rb")  # type: ignore[return-value]
+    return handle
+
+
+def read_log(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, record)`` for each record of a game log.
+
+    A line that is not a JSON object (a truncated last line, say) or a first
+    record that is not a game header raises :class:`LogError` naming the line.
+    A gzip-compressed log (``.jsonl.gz``) is read the same way, as it is
+    decompressed; a damaged stream is a :class:`LogError` at the line it
+    reached.
+    """
+    path = pathlib.Path(path)
+    try:
+        binary = open_log(path)
+    except OSError as error:
+        raise LogError(path, 0, f"cannot open: {error.strerror}") from None
+    number = 0
+    try:
+        with binary, io.TextIOWrapper(binary, encoding="utf-8") as handle:
+            for number, record in _records(path, handle):
+                yield number, record
+    except (OSError, EOFError, zlib.error) as error:
+        if not isinstance(binary, gzip.GzipFile):
+            raise LogError(path, number + 1, f"cannot read: {error}") from None
+        cut = " (cut short?)" if isinstance(error, EOFError) else ""
+        raise LogError(path, number + 1, f"a damaged compressed log{cut}: {error}") from None
+
+
+def _records(path: pathlib.Path, handle: IO[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The records of a log's lines, each checked to be a record (the first a header)."""
+    for number, line in enumerate(handle, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            if number == 1 and (document := _json_document(path)) is not None:
+                raise LogError(path, 1, _not_a_log(document)) from None
+            truncated = "" if line.endswith("\n") else " (the file ends mid-line: truncated?)"
+            raise LogError(path, number, f"not JSON: {error.msg}{truncated}") from None
+        except ValueError:  # an integer of thousands of digits
+            raise LogError(path, number, "not a log record: a number too long") from None
+        except RecursionError:
+            raise LogError(path, number, "not a log record: nested too deeply") from None
+        if not isinstance(record, dict) or "type" not in record:
+            if number == 1:
+                raise LogError(path, 1, _not_a_log(record))
+            raise LogError(path, number, "not a log record (an object with a 'type')")
+        if number == 1:
+            if record.get("type") != "game" or record.get("format") != LOG_FORMAT:
+                raise LogError(
+                    path, 1, f"not a game log: the first record must be a {LOG_FORMAT} header"
+                )
+            if record.get("version") != LOG_VERSION:
+                raise LogError(
+                    path,
+                    1,
+                    f"log version {record.get('version')!r}; this referee reads {LOG_VERSION}",
+                )
+        yield number, record
+
+
+def _json_document(path: pathlib.Path) -> Any:
+    """The file as one JSON document (standings.json, tournament.json), or None if it is not one."""
+    try:
+        with open_log(path) as handle:
+            data = handle.read(64 * 1024 * 1024 + 1)
+        if len(data) > 64 * 1024 * 1024:
+            return None
+        return json.loads(data)
+    except (OSError, ValueError, RecursionError, EOFError, zlib.error):
+        return None
+
+
+def _not_a_log(document: Any) -> str:
+    """Why valid JSON that does not start with a record is not a game log, naming what it is."""
+    kind = document.get("format") if isinstance(document, dict) else None
+    what = f" ({shown_name(kind)})" if isinstance(kind, str) else ""
+    return (
+        f"valid JSON{what}, but not a game log: a game log is JSON Lines, one record a line, "
+        "the first a game header; give a game's .jsonl(.gz) file, or a tournament folder "
+        "with --game"
+    )
