@@ -138,3 +138,9 @@ def test_a_wrong_token_does_not_sign_in(client: TestClient) -> None:
 def test_the_public_pages_are_read_only(client: TestClient) -> None:
     for path in ("/ladder", "/ladder/teams/owls", "/t/ladder", "/api/ladder"):
         assert client.post(path).status_code == 405
+
+
+def test_a_foreign_host_header_is_refused(client: TestClient) -> None:
+    # DNS rebinding: a page of another site reaching the loopback server by a name of its own.
+    assert client.get("/api/ladder", headers={"Host": "evil.example"}).status_code == 400
+    assert client.get("/api/ladder", headers={"Host": "127.0.0.1"}).status_code == 200
