@@ -38,7 +38,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from verify import GAMES_PER_DEAL_SET, make_folder
 
 from referee.audit.logs import verify_log
-from referee.folder.core import Layout
+from referee.folder import Layout
 from referee.match.gamelog import COMPRESS_LEVEL, open_log
 
 

@@ -36,7 +36,7 @@ import httpx
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from referee.folder.core import Layout
+from referee.folder import Layout
 from referee.web.server import BackgroundServer
 from tests.web.synth import synthesize
 

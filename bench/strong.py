@@ -40,7 +40,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee.folder.core import open_journal  # noqa: E402
+from referee.folder import open_journal  # noqa: E402
 
 CONFIG = """\
 # Written by bench/strong.py.

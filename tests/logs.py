@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pathlib
 
-from referee.folder.core import Layout, game_log_path
+from referee.folder import Layout, game_log_path
 from referee.match.gamelog import open_log, store_log
 
 __all__ = ["folder_logs", "log_of", "log_text", "write_log_text"]

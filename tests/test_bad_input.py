@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from referee.folder.core import log_game_id
+from referee.folder import log_game_id
 from tests.bad_input import (
     MINI,
     MOON_LOG,

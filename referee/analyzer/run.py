@@ -29,7 +29,7 @@ from referee.analysis.record import (
 from referee.analyzer.evaluate import Settings
 from referee.analyzer.game import AnalysisReplayError, analyse_game
 from referee.audit.replay import COMPASS, Game, load_game
-from referee.folder.core import Layout, TournamentError, game_entries, game_log_path
+from referee.folder import Layout, TournamentError, game_entries, game_log_path
 from referee.match.gamelog import LogError
 
 __all__ = [

@@ -28,15 +28,21 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from referee.audit.logs import Discrepancy, GameReport, journal_against_log, verify_log
-from referee.folder import seal
-from referee.folder.core import (
+from referee.folder import (
+    JOURNAL_NAME,
+    STANDINGS_JSON_NAME,
+    STATE_NAME,
     JournalEnd,
+    JournalProblem,
     Layout,
+    ProblemKind,
+    RunEntry,
     TournamentError,
     TournamentState,
     end_problems,
-    entry_problem,
     load_standings,
+    read_lines,
+    seal,
     state_problem,
 )
 from referee.tournament.schedule import schedule_of
@@ -72,12 +78,8 @@ class FolderReport:
 
 # A tournament folder --------------------------------------------------------------
 
-# The folder's file names, from their one owner.
-JOURNAL_NAME = Layout(pathlib.Path()).journal.name
-GAMES_DIR = Layout(pathlib.Path()).games.name
-STATE_NAME = Layout(pathlib.Path()).state.name
 #: The facts of tournament.json that every run entry of the journal repeats under its MAC.
-_SEALED_FACTS = ("name", "seed", "config_hash", "participants", "excluded", "games_scheduled")
+_SEALED_FACTS = RunEntry.SEALED_FACTS
 
 
 def verify_folder(
@@ -117,7 +119,18 @@ def verify_folder(
             "but a log and journal rewritten consistently would pass too"
         )
     end = JournalEnd()
-    everything = _read_journal(journal_path, report, key, end)
+    # The journal's entries; a bad line is a problem (and is skipped). With ``key`` every
+    # line's MAC is checked; ``end`` sees every entry that passed, for _check_end.
+    everything: list[tuple[int, dict[str, Any]]] = []
+    if not journal_path.is_file():
+        report.problems.append(
+            Discrepancy(
+                path=str(journal_path), line=0, message="no journal: not a tournament folder?"
+            )
+        )
+    for journal_line in read_lines(journal_path, key=key, on_problem=_JournalProblems(report)):
+        end.add(journal_line.number, journal_line.entry, journal_line.mac)
+        everything.append((journal_line.number, journal_line.entry))
     # Its end is checked once the games are (their problems come first in the report), and
     # not at all when the state, the key or a line has failed already (a broken chain).
     check_end = not report.problems
@@ -316,69 +329,37 @@ def _verify_game(
     return verify_log(log)
 
 
-def _read_journal(
-    path: pathlib.Path, report: FolderReport, key: bytes | None, end: JournalEnd
-) -> list[tuple[int, dict[str, Any]]]:
-    """The journal's entries (objects); a bad line is a problem (and is skipped).
+class _JournalProblems:
+    """The lenient journal reader's hook: each bad line a problem of the report (or a note)."""
 
-    With ``key`` every line's MAC is checked (:func:`referee.folder.seal.check_line`):
-    a line that fails is refused, and the chain goes on from the MAC it carries,
-    so that only the lines changed, or those after a gap, are refused. ``end``
-    sees every entry that passed, for :func:`_check_end`.
-    """
-    if not path.is_file():
-        report.problems.append(
-            Discrepancy(path=str(path), line=0, message="no journal: not a tournament folder?")
-        )
-        return []
-    entries = []
-    previous = ""
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            if not raw.endswith(b"\n"):
-                report.notes.append(
-                    f"{path}:{number}: a torn last line (a kill mid-write), ignored as the "
-                    "tournament does; its game is played again on resume"
-                )
-                break
-            mac = seal.line_mac(raw)
-            if key is not None:
-                try:
-                    previous = seal.check_line(key, previous, raw)
-                except seal.SealError as error:
-                    report.problems.append(
-                        Discrepancy(path=str(path), line=number, message=f"refused: {error}")
-                    )
-                    previous = seal.line_mac(raw) or previous
-                    report.refused_games.add(_game_id_of(raw))
-                    continue
-            try:
-                entry = json.loads(raw)
-            except (ValueError, RecursionError) as error:
-                message = (
-                    error.msg if isinstance(error, json.JSONDecodeError) else "too long or deep"
-                )
-                report.problems.append(
-                    Discrepancy(path=str(path), line=number, message=f"not JSON: {message}")
-                )
-                continue
-            if isinstance(entry, dict):
-                problem = entry_problem(entry) if isinstance(entry.get("type"), str) else None
-                if problem:
-                    report.problems.append(
-                        Discrepancy(
-                            path=str(path),
-                            line=number,
-                            message=f"a {entry['type']} entry: {problem}",
-                        )
-                    )
-                    continue
-                if isinstance(entry.get("type"), str):
-                    end.add(number, entry, mac)
-                entries.append((number, entry))
-    return entries
+    def __init__(self, report: FolderReport) -> None:
+        self.report = report
+
+    def __call__(self, problem: JournalProblem) -> None:
+        report, where = self.report, str(problem.path)
+        if problem.kind is ProblemKind.TORN:
+            report.notes.append(
+                f"{where}:{problem.line}: a torn last line (a kill mid-write), ignored as the "
+                "tournament does; its game is played again on resume"
+            )
+        elif problem.kind is ProblemKind.MAC:
+            # The reader goes on from the MAC the line carries, so that only the lines
+            # changed, or those after a gap, are refused.
+            report.problems.append(
+                Discrepancy(path=where, line=problem.line, message=f"refused: {problem.message}")
+            )
+            report.refused_games.add(_game_id_of(problem.raw))
+        elif problem.kind is ProblemKind.JSON:
+            cause = problem.cause
+            why = cause.msg if isinstance(cause, json.JSONDecodeError) else "too long or deep"
+            report.problems.append(
+                Discrepancy(path=where, line=problem.line, message=f"not JSON: {why}")
+            )
+        elif problem.kind is ProblemKind.ENTRY:
+            report.problems.append(
+                Discrepancy(path=where, line=problem.line, message=problem.message)
+            )
+        # ProblemKind.SHAPE: JSON but no entry (no object with a type): nothing to check.
 
 
 def _check_end(
@@ -553,9 +534,6 @@ def _schedule_note(root: pathlib.Path, games: int, report: FolderReport) -> None
         )
 
 
-STANDINGS_NAME = Layout(pathlib.Path()).standings_json.name
-
-
 def _check_standings(
     root: pathlib.Path,
     entries: list[dict[str, Any]],
@@ -563,9 +541,9 @@ def _check_standings(
     key: bytes | None,
 ) -> None:
     """Compare the folder's standings file with standings recomputed from the journal."""
-    path = root / STANDINGS_NAME
+    path = root / STANDINGS_JSON_NAME
     if not path.is_file():
-        report.notes.append(f"no {STANDINGS_NAME}: standings not checked")
+        report.notes.append(f"no {STANDINGS_JSON_NAME}: standings not checked")
         return
     try:
         saved = json.loads(path.read_text(encoding="utf-8"))

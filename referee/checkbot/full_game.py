@@ -12,6 +12,7 @@ import pathlib
 from referee.checkbot.calls import Calls, Gone, TimedConnection
 from referee.checkbot.report import CheckResult, Status, shown
 from referee.engine import Rules
+from referee.folder.layout import MatchLayout
 from referee.match.gamelog import (
     FaultRecord,
     MoonChoiceRecord,
@@ -20,9 +21,9 @@ from referee.match.gamelog import (
     parse_record,
     read_log,
 )
-from referee.match.policy import FaultPolicy, TimeControl
 from referee.match.runner import GameSpec, play_game
 from referee.players import BotInfo, RemotePlayer, builtin_player
+from referee.players.policy import FaultPolicy, TimeControl
 
 
 def play_full_game(
@@ -51,7 +52,7 @@ def play_full_game(
         time_control=time_control,
         fault_policy=FaultPolicy(),
     )
-    log_path = out_dir / "game.jsonl"
+    log_path = MatchLayout(out_dir).game_log
     try:
         record = play_game(spec, [player, *(builtin_player(o) for o in others)], log_path)
     except Exception as error:

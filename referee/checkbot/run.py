@@ -34,11 +34,12 @@ from referee.checkbot.full_game import play_full_game
 from referee.checkbot.play import Driver
 from referee.checkbot.report import CHECKS, CheckResult, Report, Status
 from referee.engine import FaultKind
-from referee.match.policy import FaultPolicy, Limits, TimeControl
+from referee.folder.layout import MatchLayout
 from referee.pb.hearts.v1 import hearts_pb2 as pb
 from referee.players import BotConnection, BotFault, BotInfo, Connection
 from referee.players.build_progress import ProgressHook
 from referee.players.builds import build_bot
+from referee.players.policy import FaultPolicy, Limits, TimeControl
 from referee.players.remote import handshake_info, open_channel
 from referee.players.specs import BotSpec
 from referee.players.supply import REFUSED_S, BotPool
@@ -121,7 +122,7 @@ class _Checker:
             self.progress(f"building {spec.name}: {spec.build}")
             built = build_bot(
                 spec,
-                self.out_dir / "builds",
+                MatchLayout(self.out_dir).builds,
                 sandbox=self.sandbox,
                 credentials=self.build_credentials,
                 hidden=[self.out_dir],
@@ -160,7 +161,7 @@ class _Checker:
                 assert spec.command is not None
                 # The tournament's own start-up: the same sandbox, limits and deadlines.
                 self.pool = BotPool(
-                    log_dir=self.out_dir / "bots",
+                    log_dir=MatchLayout(self.out_dir).bots,
                     time_control=tc,
                     fault_policy=FaultPolicy(max_restarts=3),
                     limits=self.limits,

@@ -16,7 +16,7 @@ from referee.analyzer.evaluate import Settings
 from referee.analyzer.run import LogResult, analyse_logs, cpu_count, logs_of, seat_choice
 from referee.audit.replay import load_game
 from referee.cli.options import jobs_option
-from referee.folder.core import TournamentError
+from referee.folder import TournamentError
 from referee.match.gamelog import LogError
 from referee.safetext import shown_name, shown_text
 

@@ -12,9 +12,9 @@ import click
 
 from referee.checkbot import check_bot as run_checks
 from referee.cli.options import SECONDS, check_sandbox_or_fail, sandbox_option
-from referee.folder.core import Layout
-from referee.match.policy import TimeControl
+from referee.folder import MatchLayout
 from referee.players.build_progress import BuildProgress
+from referee.players.policy import TimeControl
 from referee.players.specs import BotSpecError, parse_bot
 from referee.sandbox.build_settings import CREDENTIAL_KINDS
 
@@ -137,15 +137,16 @@ def check_bot(
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", spec.name).strip("-") or "bot"
         out_dir = pathlib.Path("runs") / f"check-bot-{safe}-{stamp}"
 
-    if Layout(out_dir).state.exists() or Layout(out_dir).journal.exists():
+    folder = MatchLayout(out_dir)
+    if folder.holds_tournament():
         raise click.BadParameter(
             f"{out_dir} is a tournament's folder; check-bot never writes into one: "
             "choose another folder",
             param_hint="--out",
         )
-    if full_game and (out_dir / "game.jsonl").exists():
+    if full_game and folder.game_log.exists():
         raise click.BadParameter(
-            f"{out_dir} already holds a game ({out_dir / 'game.jsonl'}); check-bot never "
+            f"{out_dir} already holds a game ({folder.game_log}); check-bot never "
             "writes over one: choose another folder",
             param_hint="--out",
         )

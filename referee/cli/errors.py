@@ -41,7 +41,7 @@ def _debug() -> bool:
 def _library_errors() -> tuple[type[BaseException], ...]:
     """The referee's own error types: their messages name the file and what was expected."""
     from referee.engine import RulesError
-    from referee.folder.core import TournamentError
+    from referee.folder import TournamentError
     from referee.folder.seal import SealError
     from referee.match.gamelog import LogError
     from referee.players.manifest import ManifestError

@@ -21,7 +21,7 @@ from referee.cli.options import (
     sandbox_option,
     time_options,
 )
-from referee.folder.core import Layout
+from referee.folder import MatchLayout
 from referee.match.runner import GameRecord, GameSpec, play_game
 from referee.players import BotFault
 from referee.players.build_progress import BuildProgress
@@ -144,14 +144,15 @@ def match(
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out_dir = out_dir or pathlib.Path("runs") / f"match-{stamp}-{seed}"
     plan = _plan(tuple(s.name for s in specs), seed, games, duplicate)
-    log_path = out_dir / "game.jsonl" if games == 1 else out_dir / "games"
-    if Layout(out_dir).state.exists() or Layout(out_dir).journal.exists():
+    folder = MatchLayout(out_dir)
+    log_path = folder.game_log if games == 1 else folder.games
+    if folder.holds_tournament():
         raise click.BadParameter(
             f"{out_dir} is a tournament's folder; a match never writes into one: "
             "choose another folder",
             param_hint="--out",
         )
-    for held in (out_dir / "game.jsonl", out_dir / "games"):
+    for held in (folder.game_log, folder.games):
         if held.exists() or held.is_symlink():
             raise click.BadParameter(
                 f"{out_dir} already holds a match ({held}); a match never writes over one: "
@@ -172,7 +173,7 @@ def match(
         builds = BuildProgress()
         results = build_bots(
             specs,
-            out_dir / "builds",
+            folder.builds,
             sandbox=sandbox,
             hidden=[out_dir],
             on_progress=builds.update,
@@ -185,7 +186,7 @@ def match(
                     f"the build of {spec.name} failed (log: {result.log_path}):\n{result.tail}"
                 )
     pool = BotPool(
-        log_dir=out_dir / "bots",
+        log_dir=folder.bots,
         time_control=time_control,
         fault_policy=fault_policy,
         sandbox=sandbox,

@@ -19,7 +19,7 @@ import click
 
 from referee.cli.match import _unique_names, summary
 from referee.cli.options import check_sandbox_or_fail
-from referee.folder.core import Layout
+from referee.folder import MatchLayout
 from referee.match.runner import GameSpec, play_game
 from referee.players import BotFault, Player
 from referee.players.builds import build_bots
@@ -151,7 +151,9 @@ def play(
             err=True,
         )
     if build:
-        results = build_bots(specs, out_dir / "builds", sandbox=sandbox, hidden=[out_dir])
+        results = build_bots(
+            specs, MatchLayout(out_dir).builds, sandbox=sandbox, hidden=[out_dir]
+        )
         for spec in specs:
             result = results.get(spec.name)
             if result is not None and not result.ok:
@@ -187,7 +189,7 @@ def play(
     if not server.start():
         raise click.ClickException(server.error or f"cannot serve on {host}:{port}")
     pool = BotPool(
-        log_dir=out_dir / "bots",
+        log_dir=MatchLayout(out_dir).bots,
         time_control=config.time_control,
         fault_policy=config.fault_policy,
         sandbox=sandbox,
@@ -234,8 +236,9 @@ def _config(path: pathlib.Path | None) -> PlayConfig:
 
 def _log_path(out_dir: pathlib.Path) -> pathlib.Path:
     """The game's log in ``out_dir``, made; never over a tournament's folder or a game."""
-    log_path = out_dir / "game.jsonl"
-    if Layout(out_dir).state.exists() or Layout(out_dir).journal.exists():
+    folder = MatchLayout(out_dir)
+    log_path = folder.game_log
+    if folder.holds_tournament():
         raise click.BadParameter(
             f"{out_dir} is a tournament's folder; a game never writes into one: "
             "choose another folder",

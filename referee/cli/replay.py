@@ -15,7 +15,7 @@ from referee.analysis.marks import Marks
 from referee.analysis.record import analysis_for_log
 from referee.audit.render_text import render_chunks
 from referee.audit.replay import COMPASS, Game, load_game
-from referee.folder.core import (
+from referee.folder import (
     TournamentError,
     game_entries,
     game_log_path,

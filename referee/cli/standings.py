@@ -7,11 +7,10 @@ import pathlib
 import click
 
 from referee.cli.options import FOLDER_KEY_HELP, key_file_option, standings_format_option
-from referee.folder import seal
+from referee.folder import Layout, TournamentError, load_standings, read_journal, seal
 from referee.safetext import printable
 from referee.stats.render import render
 from referee.stats.standings import RANKING_KEYS
-from referee.tournament import Layout, TournamentError, load_standings, read_journal
 
 
 @click.command()

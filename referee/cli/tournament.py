@@ -10,8 +10,9 @@ import click
 
 from referee.cli.options import run_options, standings_format_option
 from referee.cli.run_common import print_summary, report_interrupted
+from referee.folder import JournalError, TournamentError
 from referee.stats.render import render
-from referee.tournament import JournalError, Progress, Tournament, TournamentError
+from referee.tournament import Progress, Tournament
 from referee.tournament.config import ConfigError, load_config
 
 

@@ -11,6 +11,12 @@ Every writer and reader of a tournament folder goes through this package:
 - :mod:`~referee.folder.journal`: the one writer (:class:`Journal`) and the one
   reader (:class:`JournalReader`, :func:`read_lines`), strict or lenient
   through its problem hook (:func:`strict`, :class:`Collect`);
+- :mod:`~referee.folder.state`: ``tournament.json`` (:class:`TournamentState`)
+  and the key's lifecycle (:func:`new_folder_key`, :func:`resumed_folder_key`);
+- :mod:`~referee.folder.authenticate`: the journal authenticated with the key
+  to its end (:func:`authenticated_journal`, :class:`JournalEnd`);
+- :mod:`~referee.folder.reading`: a folder read back (:func:`open_journal`,
+  :func:`load_standings`, :func:`game_entries`, :func:`game_log_path`);
 - :mod:`~referee.folder.seal`: the key, and the MACs of lines, logs and the state.
 
 Writing a journal::
@@ -27,6 +33,12 @@ leniently (every problem collected, the reading goes on)::
     lines = list(read_lines(layout.journal, key=key, on_problem=problems))
 """
 
+from referee.folder.authenticate import (
+    JournalEnd,
+    authenticated_journal,
+    check_journal_end,
+    end_problems,
+)
 from referee.folder.entries import (
     ENTRY_TYPES,
     JOURNAL_FORMAT,
@@ -51,33 +63,74 @@ from referee.folder.journal import (
     JournalReader,
     OnProblem,
     ProblemKind,
+    journal_entry,
     read_journal,
     read_lines,
     strict,
 )
 from referee.folder.layout import (
+    BOTS_NAME,
+    BUILDS_NAME,
+    CONFIG_NAME,
+    GAME_LOG_NAME,
+    GAMES_NAME,
     GAMES_PER_FOLDER,
+    GAUNTLET_JSON_NAME,
+    GAUNTLET_TXT_NAME,
+    HEAD_TO_HEAD_NAME,
+    JOURNAL_NAME,
+    KEY_NAME,
     LOG_SUFFIX,
     PLAIN_LOG_SUFFIX,
+    STANDINGS_JSON_NAME,
+    STANDINGS_TXT_NAME,
+    STATE_NAME,
     Layout,
     MatchLayout,
     log_game_id,
     recorded_file,
 )
+from referee.folder.reading import game_entries, game_log_path, load_standings, open_journal
+from referee.folder.state import (
+    STATE_FORMAT,
+    STATE_VERSION,
+    TournamentState,
+    given_key,
+    new_folder_key,
+    resumed_folder_key,
+    state_problem,
+    write_atomic,
+)
 
 __all__ = [
+    "BOTS_NAME",
+    "BUILDS_NAME",
+    "CONFIG_NAME",
     "ENTRY_TYPES",
+    "GAMES_NAME",
     "GAMES_PER_FOLDER",
+    "GAME_LOG_NAME",
+    "GAUNTLET_JSON_NAME",
+    "GAUNTLET_TXT_NAME",
+    "HEAD_TO_HEAD_NAME",
     "JOURNAL_FORMAT",
+    "JOURNAL_NAME",
     "JOURNAL_VERSION",
+    "KEY_NAME",
     "LOG_SUFFIX",
     "PLAIN_LOG_SUFFIX",
+    "STANDINGS_JSON_NAME",
+    "STANDINGS_TXT_NAME",
+    "STATE_FORMAT",
+    "STATE_NAME",
+    "STATE_VERSION",
     "BotEntry",
     "Collect",
     "EndEntry",
     "EntryError",
     "GameEntry",
     "Journal",
+    "JournalEnd",
     "JournalEntry",
     "JournalError",
     "JournalHeader",
@@ -90,12 +143,26 @@ __all__ = [
     "ProblemKind",
     "RunEntry",
     "TournamentError",
+    "TournamentState",
     "WarningEntry",
+    "authenticated_journal",
+    "check_journal_end",
+    "end_problems",
     "entry_problem",
+    "game_entries",
+    "game_log_path",
+    "given_key",
+    "journal_entry",
+    "load_standings",
     "log_game_id",
+    "new_folder_key",
+    "open_journal",
     "parse_entry",
     "read_journal",
     "read_lines",
     "recorded_file",
+    "resumed_folder_key",
+    "state_problem",
     "strict",
+    "write_atomic",
 ]

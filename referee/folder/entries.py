@@ -294,6 +294,9 @@ class GameEntry(JournalEntry):
         "table": (False, lambda v: is_int(v) and v >= 1, "a table number (1, 2, ...)"),
         "deal_set": (False, lambda v: is_int(v) and v >= 1, "a deal set number (1, 2, ...)"),
         "seating": (False, lambda v: is_int(v) and v >= 1, "a seating number (1, 2, ...)"),
+        "pair": (False, lambda v: isinstance(v, str), "a gauntlet pair's id (t1-d2-r3)"),
+        "role": (False, lambda v: isinstance(v, str), "candidate or baseline"),
+        "subject": (False, lambda v: isinstance(v, str), "a bot name"),
         "log_path": (False, lambda v: isinstance(v, str) and v, "a path in the folder"),
         "log_mac": (False, lambda v: isinstance(v, str), "a MAC (64 hex digits)"),
         "run": (False, _run_number, _RUN_NUMBER),
@@ -319,6 +322,11 @@ class GameEntry(JournalEntry):
     table: int | None = None
     deal_set: int | None = None
     seating: int | None = None
+    #: A gauntlet's game: the games that differ only by the subject (``t1-d2-r3``), and
+    #: whose turn it is (``role`` ``candidate`` or ``baseline``: the ``subject``).
+    pair: str | None = None
+    role: str | None = None
+    subject: str | None = None
     #: The MAC of the log's bytes (:func:`referee.folder.seal.log_mac`).
     log_mac: str | None = None
     run: int | None = None

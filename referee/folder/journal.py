@@ -33,7 +33,7 @@ import os
 import pathlib
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from referee.folder import seal
 from referee.folder.checks import json_error
@@ -41,11 +41,16 @@ from referee.folder.entries import (
     ENTRY_TYPES,
     EndEntry,
     EntryError,
+    GameEntry,
     JournalEntry,
     JournalHeader,
     parse_entry,
 )
 from referee.folder.errors import JournalError
+from referee.folder.layout import Layout
+
+if TYPE_CHECKING:
+    from referee.match.runner import GameRecord
 
 __all__ = [
     "Collect",
@@ -55,7 +60,7 @@ __all__ = [
     "JournalReader",
     "OnProblem",
     "ProblemKind",
-    "check_journal_line",
+    "journal_entry",
     "read_journal",
     "read_lines",
     "strict",
@@ -195,10 +200,10 @@ class JournalReader:
             try:
                 mac: str | None = seal.check_line(self.key, self.previous, raw)
             except seal.SealError as error:
+                self._problem(ProblemKind.MAC, str(error), raw, error)
                 # A lenient reader goes on from the MAC the line carries, so that the lines
                 # after it are checked against it, and only changed lines fail.
                 self.previous = seal.line_mac(raw) or self.previous
-                self._problem(ProblemKind.MAC, str(error), raw, error)
                 return None
             self.previous = mac or ""
         else:
@@ -250,27 +255,6 @@ def read_journal(
     """
     for line in read_lines(path, key=key):
         yield line.entry
-
-
-def check_journal_line(
-    line: bytes, where: str, key: bytes | None, previous: str
-) -> tuple[str, dict[str, Any]]:
-    """One journal line checked strictly, chained to ``previous``: ``(its MAC, the entry)``.
-
-    A failure is a :class:`~referee.folder.errors.JournalError` at ``where`` (``file:line``).
-    """
-    reader = JournalReader(where, key=key, on_problem=_raise_at(where))
-    reader.previous = previous
-    checked = reader.line(line)
-    assert checked is not None
-    return (reader.previous if key is not None else checked.mac or ""), checked.entry
-
-
-def _raise_at(where: str) -> OnProblem:
-    def raise_it(problem: JournalProblem) -> None:
-        raise JournalError(f"{where}: {problem.message}")
-
-    return raise_it
 
 
 class Journal:
@@ -403,3 +387,23 @@ def _repair_tail(path: pathlib.Path) -> None:
         log.warning("%s: cutting a torn last line (%d bytes)", path, size - keep)
         handle.truncate(keep)
         os.fsync(handle.fileno())
+
+
+class _Placed(Protocol):
+    """A game with a place in a schedule (:class:`~referee.schedule.ScheduledGame`)."""
+
+    def meta(self) -> dict[str, Any]: ...
+
+
+def journal_entry(
+    record: GameRecord, game: _Placed, *, run: int, layout: Layout, log_mac: str | None = None
+) -> dict[str, Any]:
+    """The journal object of a finished game (:meth:`GameEntry.of`, as JSON): its record, its
+    place in the schedule (``game.meta()``), its log relative to the folder, its log's MAC."""
+    return GameEntry.of(
+        record,
+        place=game.meta(),
+        log_path=layout.relative(pathlib.Path(record.log_path)),
+        log_mac=log_mac,
+        run=run,
+    ).to_json()

@@ -45,6 +45,7 @@ import secrets
 import stat
 
 from referee import durable
+from referee.folder.layout import KEY_NAME  # the key file's name in an output folder
 
 __all__ = [
     "KEY_BYTES",
@@ -64,8 +65,6 @@ __all__ = [
     "state_mac",
 ]
 
-#: The key file's name in an output folder.
-KEY_NAME = "key"
 #: 256 bits.
 KEY_BYTES = 32
 

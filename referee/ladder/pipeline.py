@@ -25,6 +25,7 @@ import pathlib
 from collections.abc import Callable, Sequence
 
 from referee.checkbot.run import check_bot
+from referee.folder.layout import BUILDS_NAME
 from referee.ladder.config import LadderConfig
 from referee.ladder.db import LadderDB, Submission
 from referee.players.builds import build_bot
@@ -79,7 +80,7 @@ class Pipeline:
         return self.root / "submissions" / str(submission_id)
 
     def work_dir(self, submission_id: int) -> pathlib.Path:
-        return self.root / "builds" / str(submission_id)
+        return self.root / BUILDS_NAME / str(submission_id)
 
     def process(self, submission: Submission) -> Submission:
         """Take one ``received`` submission to ``active`` or ``rejected``; never raises for

@@ -1,9 +1,9 @@
-"""Tournaments: the output folder, the schedule, where games run, the runner, progress.
+"""Tournaments: the schedule, where games run, the runner, progress.
 
-- :mod:`~referee.folder.core`: the one owner of the output folder's
-  layout, ``tournament.json`` and the sealed journal; every reader goes
-  through it.
-- :mod:`~referee.tournament.schedule`: tables, seatings and deal seeds.
+The output folder (its layout, ``tournament.json``, the sealed journal) is
+:mod:`referee.folder`'s, the one owner that every reader and writer goes through.
+
+- :mod:`~referee.schedule`: tables, seatings and deal seeds.
 - :mod:`~referee.tournament.executors`: where games run (threads, local
   worker processes; :mod:`~referee.tournament.ray_executor` for a Ray
   cluster), each turning a :class:`~referee.match.runner.GameSpec` into a
@@ -13,56 +13,16 @@
 - :mod:`~referee.tournament.progress`: the live progress line.
 """
 
-__all__ = [
-    "JOURNAL_FORMAT",
-    "JOURNAL_VERSION",
-    "STATE_FORMAT",
-    "STATE_VERSION",
-    "Journal",
-    "JournalError",
-    "Layout",
-    "Progress",
-    "RunResult",
-    "Tournament",
-    "TournamentError",
-    "TournamentState",
-    "authenticated_journal",
-    "journal_entry",
-    "load_standings",
-    "read_journal",
-]
-
-
-_FROM_FOLDER = frozenset(
-    (
-        "JOURNAL_FORMAT",
-        "JOURNAL_VERSION",
-        "STATE_FORMAT",
-        "STATE_VERSION",
-        "Journal",
-        "JournalError",
-        "Layout",
-        "TournamentError",
-        "TournamentState",
-        "authenticated_journal",
-        "journal_entry",
-        "load_standings",
-        "read_journal",
-    )
-)
+__all__ = ["Progress", "RunResult", "Tournament"]
 
 
 def __getattr__(name: str) -> object:
-    # Imported when first asked for: the folder package imports the schedule, which sits in
-    # this package, so this package must be importable before the folder is.
+    # Imported when first asked for: the runner imports the folder package, the players and
+    # the schedule, so that ``referee.schedule`` stays cheap to import alone.
     if name in ("RunResult", "Tournament"):
         from referee.tournament import runner
 
         return getattr(runner, name)
-    if name in _FROM_FOLDER:
-        from referee.folder import core
-
-        return getattr(core, name)
     if name == "Progress":
         from referee.tournament.progress import Progress
 

@@ -1,7 +1,7 @@
 """Gauntlets: a candidate against its baselines on paired duplicate deals, with a GSPRT.
 
 :class:`GauntletTournament` is the tournament runner for a ``format: gauntlet``
-config: the paired schedule (:mod:`referee.tournament.schedule.gauntlet`),
+config: the paired schedule (:mod:`referee.schedule.gauntlet`),
 the same executors, sealed journal, log checks and resume as every
 tournament. After each journaled game it updates the test
 (:mod:`referee.tournament.gauntlet_tracker`); once every baseline's test has
@@ -17,13 +17,13 @@ import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from referee.folder.core import TournamentError, journal_entry, read_journal, write_atomic
+from referee.folder import TournamentError, journal_entry, read_journal, write_atomic
 from referee.tournament.gauntlet_config import GauntletConfig
 from referee.tournament.gauntlet_report import REPORT_JSON, REPORT_TXT, make_report, render_report
 from referee.tournament.gauntlet_tracker import GauntletTracker
 from referee.tournament.progress import Progress
 from referee.tournament.runner import Tournament
-from referee.tournament.schedule import GauntletScheduler, Schedule, ScheduledGame, scheduler_of
+from referee.schedule import GauntletScheduler, Schedule, ScheduledGame, scheduler_of
 
 __all__ = ["GauntletProgress", "GauntletTournament"]
 
@@ -79,7 +79,7 @@ class GauntletTournament(Tournament):
         schedule = super()._schedule(state)
         scheduler = scheduler_of(state.to_dict())  # the paired one: the config is a gauntlet's
         assert isinstance(scheduler, GauntletScheduler)
-        self.tracker = GauntletTracker.of(scheduler)
+        self.tracker = GauntletTracker.of(self.gauntlet, scheduler)
         self._sets = scheduler.sets
         return schedule
 

@@ -3,8 +3,8 @@
 :func:`make_report` turns a :class:`~referee.tournament.gauntlet_tracker.GauntletTracker`
 into the report the runner writes (``gauntlet.json`` and ``gauntlet.txt``);
 :func:`folder_report` recomputes it from a folder's journal, read through the
-folder's owner (:mod:`referee.folder.core`) and with the schedule's shape from
-:func:`referee.tournament.schedule.scheduler_of`; :func:`exit_code` is what
+folder's owner (:mod:`referee.folder`) and with the schedule's shape from
+:func:`referee.schedule.scheduler_of`; :func:`exit_code` is what
 ``referee gauntlet`` exits with.
 """
 
@@ -16,10 +16,11 @@ import pathlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from referee.folder.core import Layout, TournamentError, TournamentState, open_journal
+from referee.folder import Layout, TournamentError, TournamentState, open_journal
 from referee.stats.sprt import FixedSummary, fixed_summary, paired_counts
+from referee.tournament.gauntlet_config import gauntlet_from_dict
 from referee.tournament.gauntlet_tracker import GauntletTracker, tracker_from_journal
-from referee.tournament.schedule import GauntletScheduler, scheduler_of
+from referee.schedule import GauntletScheduler, scheduler_of
 
 __all__ = [
     "GAUNTLET_FORMAT",
@@ -220,6 +221,7 @@ def folder_report(
     layout, state, entries = open_journal(root, key=key, authenticate=authenticate)
     try:
         scheduler = scheduler_of(state.to_dict())
+        gauntlet = gauntlet_from_dict(state.config["gauntlet"])
     except (KeyError, TypeError, ValueError) as error:
         raise TournamentError(
             f"{layout.state}: its gauntlet config cannot be read: {error!r}"
@@ -227,7 +229,7 @@ def folder_report(
     if not isinstance(scheduler, GauntletScheduler):
         raise TournamentError(f"{layout.state}: not a gauntlet (its config has no gauntlet)")
     games = [e for e in entries if e.get("type") == "game"]
-    tracker = tracker_from_journal(games, scheduler.gauntlet, len(scheduler.seatings()))
+    tracker = tracker_from_journal(games, gauntlet, len(scheduler.seatings()))
     return make_report(
         tracker,
         name=state.name,

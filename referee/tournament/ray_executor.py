@@ -46,7 +46,7 @@ import ray
 import ray.exceptions
 
 from referee import __version__
-from referee.folder.core import TournamentError
+from referee.folder import MatchLayout, TournamentError
 from referee.match.gamelog import store_log
 from referee.match.runner import GameRecord, GameSpec, play_game
 from referee.players.builds import build_bot, build_slot
@@ -204,7 +204,9 @@ class _GameWorker:
         root = _node_dir(run_id)
         # The runtime environment's working directory (the staged folders), as copied.
         here = _node_copy(pathlib.Path.cwd(), root)
-        self.games_dir = root / f"w{index}" / "games"
+        # Each worker plays in a match folder of its own (its logs and bots' logs).
+        worker = MatchLayout(root / f"w{index}")
+        self.games_dir = worker.games
         self.games_dir.mkdir(parents=True, exist_ok=True)
         specs = {
             name: dataclasses.replace(
@@ -222,7 +224,7 @@ class _GameWorker:
         broken = dict(settings.broken)
         broken.update(self._build(specs, broken, root, settings, build_timeout_s))
         self.supply = BotSupply(
-            settings.pool(root / f"w{index}" / "bots"),
+            settings.pool(worker.bots),
             specs,
             lifetime=settings.lifetime,
             broken=broken,
@@ -264,7 +266,7 @@ class _GameWorker:
                         with build_slot(root / "locks", build.parallel):
                             result = build_bot(
                                 spec,
-                                root / "builds",
+                                MatchLayout(root).builds,
                                 timeout_s=timeout_s,
                                 sandbox=settings.sandbox,
                                 limits=build.limits,

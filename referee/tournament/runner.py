@@ -2,14 +2,14 @@
 
 A run goes:
 
-1. open the output folder (:mod:`referee.folder.core`): a new one, or
+1. open the output folder (:mod:`referee.folder`): a new one, or
    the same tournament to resume (the config's
    :meth:`~referee.tournament.config.TournamentConfig.digest` must match the one saved
    in ``tournament.json``; ``fresh`` moves an old folder aside);
 2. build the bot folders that have a build step, a few at a time, each in
    its sandbox; a bot whose build fails on the first run is left out, with
    the reason kept for the standings;
-3. make the schedule (:mod:`referee.tournament.schedule`) from the
+3. make the schedule (:mod:`referee.schedule`) from the
    participants, the seed and the folder's key (the same on every run of the
    same folder) and drop the games the journal already has;
 4. hand the remaining games, ``concurrency`` at a time, to an executor
@@ -22,7 +22,7 @@ A run goes:
 6. once every game is in the journal (a gauntlet: once its tests have
    decided), close the journal with a sealed ``end`` entry and record it in
    ``tournament.json`` (sealed too), so that a journal cut short at its end
-   is caught (:class:`~referee.folder.core.JournalEnd`);
+   is caught (:class:`~referee.folder.authenticate.JournalEnd`);
 7. stop every bot and write the standings.
 
 Ctrl-C or SIGTERM stops scheduling, gives the games in flight a moment to
@@ -52,16 +52,22 @@ from typing import Any
 
 from referee import __version__
 from referee.audit.logs import verify_entry
-from referee.folder import seal
-from referee.folder.core import (
+from referee.folder import (
+    BotEntry,
+    GameEntry,
     Journal,
     Layout,
+    RunEntry,
     TournamentError,
     TournamentState,
+    WarningEntry,
     check_journal_end,
-    journal_entry,
+    given_key,
     load_standings,
+    new_folder_key,
     read_journal,
+    resumed_folder_key,
+    seal,
     write_atomic,
 )
 from referee.match.runner import GameRecord, GameSpec
@@ -82,7 +88,7 @@ from referee.tournament.executors import (
     games_per_table,
 )
 from referee.tournament.progress import Progress
-from referee.tournament.schedule import Schedule, ScheduledGame, schedule_of
+from referee.schedule import Schedule, ScheduledGame, schedule_of
 
 __all__ = ["STOP_GRACE_S", "RunResult", "Tournament"]
 
@@ -201,7 +207,7 @@ class Tournament:
         root, config = self.layout.root, self.config
         self.layout.check()  # the folder and its subfolders are folders, before any write
         digest = config.digest()
-        given = self._given_key()  # before --fresh moves a folder (and maybe that key) aside
+        given = given_key(self.key_file)  # before --fresh moves a folder (and maybe that key) aside
         # A key alone is what a first run leaves if it dies before tournament.json is saved.
         if root.exists() and any(not seal.is_key_file(p.name) for p in root.iterdir()):
             if self.fresh:
@@ -215,14 +221,14 @@ class Tournament:
                 state = TournamentState.load(self.layout.state)
                 if state.config_hash != digest:
                     raise TournamentError(_changed_message(root, state, config))
-                self._key = self._resume_key(state, given)
+                self._key = resumed_folder_key(self.layout, state, given, self.key_file)
                 # Before the state is saved (and sealed) again: a cut journal is not resumed.
                 check_journal_end(self.layout, state, self._key)
                 state.ranking = config.ranking
                 state.save(self.layout.state, key=self._key)
                 return state
         root.mkdir(parents=True, exist_ok=True)
-        self._key = self._new_key(given)
+        self._key = new_folder_key(self.layout, given, self.key_file)
         state = TournamentState(
             name=config.name,
             config_hash=digest,
@@ -237,55 +243,6 @@ class Tournament:
             self.layout.config.write_bytes(config.path.read_bytes())
         state.save(self.layout.state, key=self._key)
         return state
-
-    def _given_key(self) -> bytes | None:
-        try:
-            return seal.load_key(self.key_file) if self.key_file is not None else None
-        except seal.SealError as error:
-            raise TournamentError(f"--key-file: {error}") from None
-
-    def _new_key(self, given: bytes | None) -> bytes:
-        """The key of a new folder: ``--key-file``'s copied in, else a new random one."""
-        path = self.layout.root / seal.KEY_NAME
-        try:
-            key = seal.create_key(path, given)
-        except seal.SealError as error:
-            raise TournamentError(str(error)) from None
-        except OSError as error:
-            raise TournamentError(f"{path}: cannot write the key: {error.strerror}") from None
-        if given is not None and key != given:
-            raise TournamentError(_key_mismatch(path, self.key_file))
-        return key
-
-    def _resume_key(self, state: TournamentState, given: bytes | None) -> bytes:
-        """The key of the tournament being resumed: the folder's, or ``--key-file``'s put back."""
-        root = self.layout.root
-        path = root / seal.KEY_NAME
-        if state.key_id is None:
-            raise TournamentError(
-                f"{root} holds a tournament of an older referee, made without a key; finish it "
-                "with that referee, or use --fresh to move it aside and start over"
-            )
-        try:
-            own = seal.folder_key(root)
-        except seal.SealError as error:
-            raise TournamentError(str(error)) from None
-        if own is not None and given is not None and own != given:
-            raise TournamentError(_key_mismatch(path, self.key_file))
-        key = own or given
-        if key is None:
-            raise TournamentError(
-                f"{path}: the tournament's key is missing, and the deals of the games left and "
-                "the journal's MACs depend on it: put it back, or give it with --key-file"
-            )
-        if seal.key_id(key) != state.key_id:
-            raise TournamentError(
-                f"{self.key_file or path}: not this tournament's key (key id {seal.key_id(key)}; "
-                f"the tournament's is {state.key_id})"
-            )
-        if own is None:
-            seal.create_key(path, key)
-        return key
 
     def _move_aside(self) -> None:
         root = self.layout.root
@@ -364,24 +321,24 @@ class Tournament:
         try:
             return schedule_of(state.to_dict(), self._key)
         except (KeyError, TypeError, ValueError) as error:
-            raise TournamentError(f"{self.layout.state}: cannot make its schedule: {error}") from None
+            raise TournamentError(
+                f"{self.layout.state}: cannot make its schedule: {error}"
+            ) from None
 
     def _on_bot(self, bot: str, status: str, reason: str = "", **extra: Any) -> None:
-        entry = {"type": "bot", "run": self.run_number, "bot": bot, "status": status}
-        if reason:
-            entry["reason"] = reason
-            # Said once a run: a bot started per game (or per worker) fails as often as it
-            # is started, and the journal keeps every one of them.
-            if bot not in self._bots_reported:
-                self._bots_reported.add(bot)
-                where = f" (table {extra['table']})" if "table" in extra else ""
-                self.echo(
-                    f"bot {bot}{where}: {reason}; its seats get fallback moves "
-                    "(said once; the journal records each start)"
-                )
-        entry.update(extra)
+        # Said once a run: a bot started per game (or per worker) fails as often as it
+        # is started, and the journal keeps every one of them.
+        if reason and bot not in self._bots_reported:
+            self._bots_reported.add(bot)
+            where = f" (table {extra['table']})" if "table" in extra else ""
+            self.echo(
+                f"bot {bot}{where}: {reason}; its seats get fallback moves "
+                "(said once; the journal records each start)"
+            )
         assert self._journal is not None
-        self._journal.append(entry)
+        self._journal.append(
+            BotEntry(run=self.run_number, bot=bot, status=status, reason=reason or None, **extra)
+        )
 
     def _hidden(self) -> list[pathlib.Path]:
         """What no bot or build may see, even inside a folder it sees: the output folder,
@@ -484,17 +441,23 @@ class Tournament:
             self._errors.append(f"{game.game_id}: {type(error).__name__}: {error}")
             self.progress.errors += 1
             return False
-        entry = journal_entry(record, game, run=self.run_number, layout=self.layout, log_mac="")
+        entry = GameEntry.of(
+            record,
+            place=game.meta(),
+            log_path=self.layout.relative(pathlib.Path(record.log_path)),
+            run=self.run_number,
+        )
         try:
-            entry["log_mac"] = self._check_log(pathlib.Path(record.log_path), entry)
+            mac = self._check_log(pathlib.Path(record.log_path), entry.to_json())
         except TournamentError as error:
             log.error("game %s not journaled: %s", game.game_id, error)
             self._errors.append(f"{game.game_id}: {error}")
             self.progress.errors += 1
             return False
+        entry = dataclasses.replace(entry, log_mac=mac)
         assert self._journal is not None
         self._journal.append(entry)
-        self.progress.add(entry)
+        self.progress.add(entry.to_json())
         return True
 
     def _check_log(self, path: pathlib.Path, entry: Mapping[str, Any]) -> str:
@@ -636,22 +599,26 @@ class Tournament:
         done = self._journaled(schedule)
         self._journal = Journal(self.layout.journal, self._key, promise_end=True)
         self._journal.append(
-            {
-                "type": "run",
-                "run": self.run_number,
-                "started_at": _now(),
-                "referee_version": __version__,
-                "concurrency": self.concurrency,
-                "games_left": len(schedule) - len(done),
-                **state.sealed_facts(),
-                "sealed_end": True,
-            }
+            RunEntry(
+                run=self.run_number,
+                started_at=_now(),
+                referee_version=__version__,
+                concurrency=self.concurrency,
+                games_left=len(schedule) - len(done),
+                name=state.name,
+                seed=state.seed,
+                config_hash=state.config_hash,
+                participants=None if state.participants is None else tuple(state.participants),
+                excluded=dict(state.excluded),
+                games_scheduled=state.games_scheduled,
+                sealed_end=True,
+            )
         )
         launched = any(s.command for s in self.config.bots)
         limits = self.config.limits.to_dict()
         cpu = cpu_warning(limits, shared=self._shared_processes()) if launched else ""
         for message in (m for m in (warning, cpu) if m):
-            self._journal.append({"type": "warning", "run": self.run_number, "message": message})
+            self._journal.append(WarningEntry(run=self.run_number, message=message))
             self.echo(f"warning: {message}")
         unsandboxed = self.config.unsandboxed
         if unsandboxed:
@@ -720,13 +687,6 @@ class Tournament:
         write_atomic(self.layout.standings_txt, render(standings, "table"))
         write_atomic(self.layout.head_to_head_csv, render(standings, "h2h-csv"))
         return standings
-
-
-def _key_mismatch(path: pathlib.Path, key_file: pathlib.Path | None) -> str:
-    return (
-        f"{path.parent} already has a different key ({path}) than --key-file {key_file}; "
-        "a tournament keeps its key: drop --key-file, or choose another output folder (--out)"
-    )
 
 
 def _now() -> str:

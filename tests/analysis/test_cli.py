@@ -9,7 +9,7 @@ import pathlib
 import subprocess
 
 from referee.analysis.record import analysis_path, read_analysis
-from referee.folder.core import Layout
+from referee.folder import Layout
 from tests.analysis.conftest import FAST, referee
 
 

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from referee.analysis.record import analysis_path, read_analysis
-from referee.folder.core import Layout
+from referee.folder import Layout
 from referee.sandbox.procfs import processes
 from tests.analysis.conftest import FAST, referee
 

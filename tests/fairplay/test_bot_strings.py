@@ -28,7 +28,7 @@ from referee.audit.render_html import render_html
 from referee.audit.render_text import render_text
 from referee.audit.replay import load_game
 from referee.cli import cli
-from referee.folder.core import Layout
+from referee.folder import Layout
 from referee.match.gamelog import open_log
 from referee.safetext import printable
 from referee.stats.render import render

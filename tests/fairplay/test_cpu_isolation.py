@@ -40,14 +40,15 @@ from typing import Any
 
 import pytest
 
+from referee.folder import read_journal
 from referee.match.gamelog import read_log
-from referee.match.policy import Limits
 from referee.pb.hearts.v1 import hearts_pb2 as pb
 from referee.players import BotFault, LaunchedBot
 from referee.players.launcher import CpuMode
+from referee.players.policy import Limits
 from referee.protocol import PROTOCOL_VERSION
 from referee.sandbox import supervisor
-from referee.tournament import Tournament, read_journal
+from referee.tournament import Tournament
 from referee.tournament.config import ConfigError, load_config
 from tests.helpers import (  # noqa: F401 (launched_pids: an autouse fixture)
     launched_pids,

@@ -23,13 +23,14 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import cli
-from referee.match.policy import FaultPolicy, Limits, TimeControl
+from referee.folder import TournamentError, read_journal
 from referee.match.runner import GameSpec, play_game
 from referee.players import builtin_player
+from referee.players.policy import FaultPolicy, Limits, TimeControl
 from referee.players.specs import parse_bot
 from referee.players.supply import BotPool
 from referee.sandbox import bwrap, supervisor
-from referee.tournament import Tournament, TournamentError, read_journal
+from referee.tournament import Tournament
 from referee.tournament.config import ConfigError, load_config
 from tests.helpers import (  # noqa: F401 (launched_pids: an autouse fixture)
     launched_pids,

@@ -25,7 +25,8 @@ import time
 
 import pytest
 
-from referee.tournament import Tournament, read_journal
+from referee.folder import read_journal
+from referee.tournament import Tournament
 from referee.tournament.config import load_config
 from tests.helpers import require_cgroups, require_sandbox, wait_no_processes_in
 

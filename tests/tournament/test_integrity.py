@@ -23,10 +23,10 @@ from click.testing import CliRunner
 from referee.audit.logs import verify_log
 from referee.cli import cli
 from referee.engine import Rules
-from referee.folder import seal
+from referee.folder import TournamentError, TournamentState, seal
 from referee.match.runner import GameSpec, play_game
 from referee.players.builtin import builtin_player
-from referee.tournament import Tournament, TournamentError, TournamentState
+from referee.tournament import Tournament
 from referee.tournament.config import load_config
 from tests.helpers import copy_folder
 from tests.logs import log_of, log_text, write_log_text

@@ -21,8 +21,8 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import cli
-from referee.folder import seal
-from referee.tournament import Tournament, TournamentError, TournamentState
+from referee.folder import TournamentError, TournamentState, seal
+from referee.tournament import Tournament
 from referee.tournament.config import load_config
 
 from .conftest import write_config
@@ -140,7 +140,7 @@ def test_a_finished_journal_cut_at_its_end_is_refused(out: pathlib.Path, lines: 
 def test_every_suffix_of_a_finished_journal_is_caught(out: pathlib.Path) -> None:
     """Each of the journal's suffixes removed in turn (down to its first line): all refused."""
     from referee.audit.folder import verify_folder
-    from referee.tournament import load_standings
+    from referee.folder import load_standings
 
     whole = journal_lines(out)
     for keep in range(1, len(whole)):

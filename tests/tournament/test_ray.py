@@ -24,8 +24,9 @@ from typing import Any
 import pytest
 
 from referee.audit.folder import verify_folder
+from referee.folder import TournamentError, read_journal
 from referee.sandbox import procfs
-from referee.tournament import Progress, Tournament, TournamentError, read_journal
+from referee.tournament import Progress, Tournament
 from referee.tournament.config import load_config
 
 from .conftest import (

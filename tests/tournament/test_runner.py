@@ -10,18 +10,12 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import cli
+from referee.folder import Journal, TournamentError, TournamentState, read_journal
 from referee.folder.seal import load_key
 from referee.match.gamelog import read_log
-from referee.tournament import (
-    Journal,
-    Progress,
-    Tournament,
-    TournamentError,
-    TournamentState,
-    read_journal,
-)
+from referee.tournament import Progress, Tournament
 from referee.tournament.config import load_config
-from referee.tournament.schedule import make_schedule
+from referee.schedule import make_schedule
 from tests.logs import log_of
 
 from .conftest import (

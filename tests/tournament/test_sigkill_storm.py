@@ -29,10 +29,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from referee.folder import seal
-from referee.folder.core import Layout
+from referee.folder import Layout, read_journal, seal
 from referee.sandbox import procfs
-from referee.tournament import read_journal
 
 from .conftest import copy_heuristic, journal_games, without_timing, write_config
 

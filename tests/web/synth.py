@@ -1,8 +1,8 @@
 """A tournament folder made without playing it: sealed journal entries and small real logs.
 
 For the web tests' filters and for ``bench/serve.py``'s 10,000 games: the
-folder goes through :mod:`referee.folder.core` (``tournament.json``,
-the key, a :class:`~referee.folder.core.Journal` that seals every
+folder goes through :mod:`referee.folder` (``tournament.json``,
+the key, a :class:`~referee.folder.journal.Journal` that seals every
 entry), so the server reads it exactly as it reads a real one. The results
 are drawn from a seeded generator (hands of 26 points, now and then a moon
 or a fault); the logs are one real one-hand game between built-ins, played
@@ -22,7 +22,7 @@ from typing import Any
 
 from referee.engine import Rules
 from referee.folder import seal
-from referee.folder.core import Journal, Layout, TournamentState
+from referee.folder import Journal, Layout, TournamentState
 from referee.match.runner import GameSpec, play_game
 from referee.players.builtin import builtin_player
 

@@ -12,7 +12,7 @@ import shutil
 import pytest
 
 from referee.folder import seal
-from referee.folder.core import (
+from referee.folder import (
     Journal,
     JournalError,
     Layout,
