@@ -2,14 +2,14 @@
 
 A schedule is a list of tables (sets of ``k`` bots) and, for each table, its
 games. With N bots every combination of k plays (a round robin over tables,
-:mod:`~referee.tournament.schedule.round_robin`); when a ``max_tables``
+:mod:`~referee.schedule.round_robin`); when a ``max_tables``
 smaller than that is given, a balanced sample is drawn instead
-(:mod:`~referee.tournament.schedule.sampled`): every bot sits at the same
+(:mod:`~referee.schedule.sampled`): every bot sits at the same
 number of tables and every pair of bots meets about equally often. A
-gauntlet's schedule (:mod:`~referee.tournament.schedule.gauntlet`) pairs a
+gauntlet's schedule (:mod:`~referee.schedule.gauntlet`) pairs a
 candidate's games with its baselines', and a ladder's
-(:mod:`~referee.tournament.schedule.ladder`) is the sets its journal names.
-The four are siblings behind one interface, :class:`Scheduler` (:mod:`~referee.tournament.schedule.base`).
+(:mod:`~referee.schedule.ladder`) is the sets its journal names.
+The four are siblings behind one interface, :class:`Scheduler` (:mod:`~referee.schedule.base`).
 
 Duplicate deals: a table plays ``deal_sets`` deal sequences (each a game seed).
 With ``duplicate`` on, each deal sequence is replayed with the seats rotated
@@ -24,10 +24,22 @@ deal seeds derive from the tournament's secret key too
 (:func:`referee.folder.seal.game_seed`), so that nobody can compute a deal in
 advance from the seed. The same key, seed and settings give the same schedule
 on any machine; :func:`schedule_of` rebuilds it from a folder's
-``tournament.json`` (:mod:`~referee.tournament.schedule.build`).
+``tournament.json`` (:mod:`~referee.schedule.build`):
+
+>>> key = bytes(32)
+>>> s = make_schedule(["a", "b", "c", "d", "e"], table_size=4, seed=1, key=key)
+>>> len(s.tables), len(s.games), s.games[0].game_id
+(5, 20, 't1-d1-r1')
+>>> make_schedule(["a", "b", "c", "d", "e"], table_size=4, seed=1, key=key) == s
+True
+>>> saved = {"config": {"rules": {"num_players": 4}, "bots": {"a": {}, "b": {}, "c": {}, "d": {}},
+...          "schedule": {"deal_sets": 1, "duplicate": True, "all_permutations": False,
+...                       "max_tables": None}}, "seed": 1}
+>>> schedule_of(saved, key) == make_schedule(["a", "b", "c", "d"], seed=1, key=key)
+True
 """
 
-from referee.tournament.schedule.base import (
+from referee.schedule.base import (
     Schedule,
     ScheduledGame,
     Scheduler,
@@ -35,20 +47,20 @@ from referee.tournament.schedule.base import (
     rotations,
     seatings,
 )
-from referee.tournament.schedule.build import (
+from referee.schedule.build import (
     make_schedule,
     schedule_of,
     scheduler_of,
     table_scheduler,
 )
-from referee.tournament.schedule.gauntlet import (
+from referee.schedule.gauntlet import (
     GauntletGame,
     GauntletScheduler,
     make_gauntlet_schedule,
 )
-from referee.tournament.schedule.ladder import LadderScheduler, is_ladder
-from referee.tournament.schedule.round_robin import RoundRobinScheduler
-from referee.tournament.schedule.sampled import SampledScheduler, sample_tables
+from referee.schedule.ladder import LadderScheduler, is_ladder
+from referee.schedule.round_robin import RoundRobinScheduler
+from referee.schedule.sampled import SampledScheduler, sample_tables
 
 __all__ = [
     "GauntletGame",

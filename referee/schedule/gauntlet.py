@@ -8,25 +8,32 @@ with each baseline: same deal seed, same seat, same opponents in the same
 seats. Each game's ``meta`` says so (``pair``: the games that differ only by
 the subject; ``role``: ``candidate`` or ``baseline``; ``subject``: the bot),
 so the gauntlet's statistics are a pure function of the journal
-(:mod:`referee.tournament.gauntlet_tracker`).
+(:mod:`referee.tournament.gauntlet_tracker`). The schedule needs only the
+gauntlet's bots (:class:`Gauntlet`), not its test, so it sits below the
+tournaments, with the audits that rebuild it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Protocol
 
-from referee.tournament.gauntlet_config import GauntletConfig
-from referee.tournament.schedule.base import (
+from referee.schedule.base import (
     Schedule,
     ScheduledGame,
     Scheduler,
     base_seating,
 )
 
-__all__ = ["GauntletGame", "GauntletScheduler", "make_gauntlet_schedule"]
+__all__ = [
+    "Gauntlet",
+    "GauntletGame",
+    "GauntletPlayers",
+    "GauntletScheduler",
+    "make_gauntlet_schedule",
+]
 
 #: The subject's place in a table's base seating, before a candidate or baseline takes it.
 _SUBJECT = "\0subject"
@@ -49,6 +56,36 @@ class GauntletGame(ScheduledGame):
         return meta
 
 
+class Gauntlet(Protocol):
+    """Who a gauntlet's schedule seats: a gauntlet config
+    (:class:`referee.tournament.gauntlet_config.GauntletConfig`) is one."""
+
+    @property
+    def candidate(self) -> str: ...
+    @property
+    def baselines(self) -> Sequence[str]: ...
+    @property
+    def opponents(self) -> Sequence[str]: ...
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class GauntletPlayers:
+    """The bots of a gauntlet, as its schedule needs them (its test is the tracker's business)."""
+
+    candidate: str
+    baselines: tuple[str, ...]
+    opponents: tuple[str, ...]
+
+    @classmethod
+    def from_config(cls, gauntlet: Mapping[str, Any]) -> GauntletPlayers:
+        """From a canonical config's ``gauntlet`` (``tournament.json``'s ``config.gauntlet``)."""
+        return cls(
+            candidate=gauntlet["candidate"],
+            baselines=tuple(gauntlet["baselines"]),
+            opponents=tuple(gauntlet["opponents"]),
+        )
+
+
 class GauntletScheduler(Scheduler):
     """The paired schedule of ``gauntlet`` (see the module docs).
 
@@ -58,7 +95,7 @@ class GauntletScheduler(Scheduler):
     candidate first), so duplicate sets complete in order.
     """
 
-    def __init__(self, gauntlet: GauntletConfig, **settings: Any) -> None:
+    def __init__(self, gauntlet: Gauntlet, **settings: Any) -> None:
         super().__init__(**settings)
         k = self.table_size
         if len(gauntlet.opponents) < k - 1:
@@ -108,7 +145,7 @@ class GauntletScheduler(Scheduler):
 
 
 def make_gauntlet_schedule(
-    gauntlet: GauntletConfig,
+    gauntlet: Gauntlet,
     *,
     table_size: int = 4,
     deal_sets: int = 1,
@@ -119,7 +156,7 @@ def make_gauntlet_schedule(
 ) -> Schedule:
     """The paired schedule of a gauntlet, laid out with the key's deal seeds.
 
-    >>> g = GauntletConfig(candidate="new", baselines=("old",), opponents=("a", "b", "c"))
+    >>> g = GauntletPlayers(candidate="new", baselines=("old",), opponents=("a", "b", "c"))
     >>> s = make_gauntlet_schedule(g, deal_sets=2, key=bytes(32))
     >>> len(s), [x.game_id for x in s.games[:3]]
     (16, ['t1-d1-r1-c', 't1-d1-r1-b1', 't1-d1-r2-c'])

@@ -3,9 +3,9 @@
 A :class:`Scheduler` says which games a tournament plays, in what order, with
 which bots in which seats, and on which deal seeds; :meth:`Scheduler.schedule`
 lays that out as a :class:`Schedule` of :class:`ScheduledGame`. The kinds
-(:mod:`~referee.tournament.schedule.round_robin`,
-:mod:`~referee.tournament.schedule.sampled`,
-:mod:`~referee.tournament.schedule.gauntlet`) differ in their tables and, for a
+(:mod:`~referee.schedule.round_robin`,
+:mod:`~referee.schedule.sampled`,
+:mod:`~referee.schedule.gauntlet`) differ in their tables and, for a
 gauntlet, in the order and the subjects of the games; the seatings of a
 duplicate set (:func:`seatings`), the base seating of a table and the deal
 seeds are common to all and live here.

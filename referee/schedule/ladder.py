@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from referee.tournament.schedule.base import ScheduledGame, Scheduler, seatings
+from referee.schedule.base import ScheduledGame, Scheduler, seatings
 
 __all__ = ["LADDER_FORMAT", "LadderScheduler", "is_ladder"]
 

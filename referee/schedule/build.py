@@ -13,12 +13,11 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from referee.tournament.gauntlet_config import gauntlet_from_dict
-from referee.tournament.schedule.base import Schedule, Scheduler
-from referee.tournament.schedule.gauntlet import GauntletScheduler
-from referee.tournament.schedule.ladder import LadderScheduler, is_ladder
-from referee.tournament.schedule.round_robin import RoundRobinScheduler
-from referee.tournament.schedule.sampled import SampledScheduler
+from referee.schedule.base import Schedule, Scheduler
+from referee.schedule.gauntlet import GauntletPlayers, GauntletScheduler
+from referee.schedule.ladder import LadderScheduler, is_ladder
+from referee.schedule.round_robin import RoundRobinScheduler
+from referee.schedule.sampled import SampledScheduler
 
 __all__ = ["make_schedule", "schedule_of", "scheduler_of", "table_scheduler"]
 
@@ -87,12 +86,12 @@ def make_schedule(
 def scheduler_of(saved: Mapping[str, Any], *, games: Iterable[Mapping[str, Any]] = ()) -> Scheduler:
     """The scheduler of the tournament whose ``tournament.json`` holds ``saved``.
 
-    ``saved`` is that file's object (or :meth:`referee.folder.core.TournamentState.to_dict`):
+    ``saved`` is that file's object (or :meth:`referee.folder.state.TournamentState.to_dict`):
     its ``config`` (the canonical config: ``rules.num_players``, the ``schedule``
     section, the ``bots`` and a gauntlet's ``gauntlet``), its ``seed``, and its
     ``participants`` (the bots left after failed builds; the config's bots when
     there are none yet). A gauntlet's schedule is its paired one; a ladder's
-    (:mod:`~referee.tournament.schedule.ladder`) is the sets its journal's game
+    (:mod:`~referee.schedule.ladder`) is the sets its journal's game
     entries, ``games``, name. A config that
     cannot be read raises :class:`KeyError`, :class:`TypeError` or
     :class:`ValueError`, for the caller to name the file.
@@ -111,7 +110,7 @@ def scheduler_of(saved: Mapping[str, Any], *, games: Iterable[Mapping[str, Any]]
             games, table_size=common["table_size"], seed=saved["seed"]
         )
     if config.get("gauntlet"):  # format: gauntlet
-        return GauntletScheduler(gauntlet_from_dict(config["gauntlet"]), **common)
+        return GauntletScheduler(GauntletPlayers.from_config(config["gauntlet"]), **common)
     bots = saved.get("participants") or list(config["bots"])
     return table_scheduler(bots, max_tables=settings["max_tables"], **common)
 

@@ -11,7 +11,7 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from referee.tournament.schedule.base import Scheduler, base_seating, check_tables
+from referee.schedule.base import Scheduler, base_seating, check_tables
 
 __all__ = ["RoundRobinScheduler"]
 

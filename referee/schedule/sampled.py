@@ -14,7 +14,7 @@ import random
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from referee.tournament.schedule.base import Scheduler, base_seating, check_tables, derive_seed
+from referee.schedule.base import Scheduler, base_seating, check_tables, derive_seed
 
 __all__ = ["SampledScheduler", "sample_tables"]
 
