@@ -10,7 +10,7 @@ The subjects are the built-in heuristic bot handicapped: with probability
 ``p`` a decision plays a random legal card instead (seeded by the game and
 decision ids, so a game is reproducible). The opponents are three built-in
 heuristics. Every run is a full gauntlet on its own key (fresh deals): the
-schedule of ``referee.tournament.schedule.GauntletScheduler``, each
+schedule of ``referee.schedule.GauntletScheduler``, each
 game played in-process on the engine (``GameState`` and the built-in
 players, without the match runner's log: about six times faster than
 ``referee.match.runner.play_game``; ``--play-game`` uses it), each result fed to
@@ -57,7 +57,7 @@ from referee.players.builtin import HeuristicPlayer  # noqa: E402
 from referee.stats.sprt import SequentialTest, SprtSettings, fixed_summary  # noqa: E402
 from referee.tournament.gauntlet_config import GauntletConfig  # noqa: E402
 from referee.tournament.gauntlet_tracker import GauntletTracker  # noqa: E402
-from referee.tournament.schedule import GauntletScheduler  # noqa: E402
+from referee.schedule import GauntletScheduler  # noqa: E402
 
 
 class HandicappedHeuristic(HeuristicPlayer):
@@ -132,7 +132,7 @@ def one_run(job: dict[str, Any]) -> dict[str, Any]:
         "o3": builtin_player("heuristic"),
     }
     play = runner_game if job.get("play_game") else fast_game
-    tracker = GauntletTracker.of(scheduler)
+    tracker = GauntletTracker.of(gauntlet, scheduler)
     rules = Rules()
     for game in schedule.games:
         result = play(rules, game.seed, game.game_id, [players[b] for b in game.bots])

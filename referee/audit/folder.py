@@ -9,7 +9,7 @@ deal seeds (the key's for each place in the schedule) and ``tournament.json``;
 anything that fails is refused, naming the file and line.
 
 It reads the folder through its owner (:mod:`referee.folder`) and rebuilds the
-schedule with :func:`referee.tournament.schedule.schedule_of`; it never imports
+schedule with :func:`referee.schedule.schedule_of`; it never imports
 the tournament runner and never starts a bot.
 """
 
@@ -45,7 +45,7 @@ from referee.folder import (
     seal,
     state_problem,
 )
-from referee.tournament.schedule import schedule_of
+from referee.schedule import schedule_of
 
 __all__ = ["FolderReport", "cpu_count", "verify_folder"]
 

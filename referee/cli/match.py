@@ -30,7 +30,7 @@ from referee.players.specs import BotSpec, BotSpecError, parse_bot
 from referee.players.supply import BotPool
 from referee.stats.render import render
 from referee.stats.standings import compute_standings
-from referee.tournament.schedule import derive_seed, rotations
+from referee.schedule import derive_seed, rotations
 
 #: The most games one ``referee match`` plays (a tournament config is the tool beyond).
 MAX_GAMES = 10_000

@@ -3,7 +3,7 @@
 :class:`GameLoop` runs in a thread of the ladder service. It keeps up to
 ``concurrency`` games in flight: whenever there is room it asks matchmaking
 (:mod:`referee.ladder.matchmaking`) for the next table and hands the table's
-whole duplicate set (:class:`referee.tournament.schedule.LadderScheduler`) to an
+whole duplicate set (:class:`referee.schedule.LadderScheduler`) to an
 executor, the tournaments' own (:mod:`referee.tournament.executors`: worker
 processes, threads, or Ray). Each finished game's log is replayed through the
 engine before its entry is appended to the journal (sealed and fsynced, as a
@@ -44,8 +44,8 @@ from referee.tournament.executors import (
     ThreadExecutor,
     WorkerSettings,
 )
-from referee.tournament.schedule import LadderScheduler, ScheduledGame
-from referee.tournament.schedule.base import base_seating
+from referee.schedule import LadderScheduler, ScheduledGame
+from referee.schedule.base import base_seating
 
 if TYPE_CHECKING:
     from referee.ladder.service import Ladder

@@ -118,7 +118,7 @@ T = TypeVar("T")
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
 class ScheduleConfig:
-    """How tables and games are made (see referee/tournament/schedule.py)."""
+    """How tables and games are made (see referee/schedule/)."""
 
     #: Duplicate sets (fresh deal sequences) per table.
     deal_sets: int = 1

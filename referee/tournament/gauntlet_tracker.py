@@ -24,7 +24,7 @@ from referee.stats.sprt import (
     paired_counts,
 )
 from referee.tournament.gauntlet_config import GauntletConfig
-from referee.tournament.schedule import GauntletScheduler
+from referee.schedule import GauntletScheduler
 
 __all__ = ["GauntletTracker", "tracker_from_journal"]
 
@@ -81,9 +81,9 @@ class GauntletTracker:
         }
 
     @classmethod
-    def of(cls, scheduler: GauntletScheduler) -> GauntletTracker:
-        """The tracker of a gauntlet's schedule (its sets hold one game per seating and subject)."""
-        return cls(scheduler.gauntlet, len(scheduler.seatings()))
+    def of(cls, gauntlet: GauntletConfig, scheduler: GauntletScheduler) -> GauntletTracker:
+        """The tracker of ``gauntlet`` on its schedule (a set holds a game per seating and subject)."""
+        return cls(gauntlet, len(scheduler.seatings()))
 
     @property
     def metric(self) -> str:

@@ -16,7 +16,7 @@ from referee.tournament.gauntlet import GauntletProgress, GauntletTournament
 from referee.tournament.gauntlet_config import GauntletConfig
 from referee.tournament.gauntlet_report import exit_code, folder_report, make_report, render_report
 from referee.tournament.gauntlet_tracker import GauntletTracker, tracker_from_journal
-from referee.tournament.schedule import make_gauntlet_schedule
+from referee.schedule import make_gauntlet_schedule
 from tests.tournament.conftest import write_config
 
 GAUNTLET = """

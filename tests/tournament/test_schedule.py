@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from referee.folder.seal import game_seed
 from referee.tournament.config import load_config
 from referee.tournament.gauntlet_config import GauntletConfig
-from referee.tournament.schedule import (
+from referee.schedule import (
     GauntletScheduler,
     RoundRobinScheduler,
     SampledScheduler,
@@ -166,7 +166,7 @@ def test_sampled_tables_give_every_bot_the_same_number(
 # The interface: each kind gives the games it gave before, and schedule_of rebuilds them ----------
 
 #: Schedules captured from the code before the schedules moved behind one interface
-#: (referee/tournament/schedule.py and gauntlet.py's make_gauntlet_schedule at commit
+#: (referee/schedule/ and gauntlet.py's make_gauntlet_schedule at commit
 #: 20881f7), for fixed settings and KEY: every game's id, deal seed, seats and meta.
 BEFORE = json.loads((pathlib.Path(__file__).parent / "data" / "schedules.json").read_text())
 
@@ -318,7 +318,7 @@ def test_schedule_of_a_config_it_cannot_read_raises_for_the_caller_to_name() -> 
 
 
 def test_the_schedule_modules_examples() -> None:
-    from referee.tournament.schedule import base, build, gauntlet, round_robin
+    from referee.schedule import base, build, gauntlet, round_robin
 
     for module in (base, build, gauntlet, round_robin):
         assert doctest.testmod(module).failed == 0, module.__name__

@@ -10,7 +10,7 @@ import stat
 import pytest
 
 from referee.folder import seal
-from referee.tournament import schedule
+from referee import schedule
 
 KEY = bytes(range(32))
 

@@ -320,7 +320,7 @@ def attack_read_seed() -> None:
     folder; recompute every deal with referee.engine."""
     from referee.engine import card_list, deal
     from referee.engine.cards import Card
-    from referee.tournament.schedule import derive_seed
+    from referee.schedule import derive_seed
 
     try:
         from referee.folder.seal import game_seed
