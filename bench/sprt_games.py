@@ -54,10 +54,10 @@ from referee.engine.state import Phase  # noqa: E402
 from referee.match.runner import GameSpec, play_game  # noqa: E402
 from referee.players import builtin_player  # noqa: E402
 from referee.players.builtin import HeuristicPlayer  # noqa: E402
+from referee.schedule import GauntletScheduler  # noqa: E402
 from referee.stats.sprt import SequentialTest, SprtSettings, fixed_summary  # noqa: E402
 from referee.tournament.gauntlet_config import GauntletConfig  # noqa: E402
 from referee.tournament.gauntlet_tracker import GauntletTracker  # noqa: E402
-from referee.schedule import GauntletScheduler  # noqa: E402
 
 
 class HandicappedHeuristic(HeuristicPlayer):

@@ -28,9 +28,9 @@ from referee.players.build_progress import BuildProgress
 from referee.players.builds import build_bots
 from referee.players.specs import BotSpec, BotSpecError, parse_bot
 from referee.players.supply import BotPool
+from referee.schedule import derive_seed, rotations
 from referee.stats.render import render
 from referee.stats.standings import compute_standings
-from referee.schedule import derive_seed, rotations
 
 #: The most games one ``referee match`` plays (a tournament config is the tool beyond).
 MAX_GAMES = 10_000

@@ -37,6 +37,8 @@ from referee.folder import Journal, TournamentError, journal_entry, read_journal
 from referee.ladder.matchmaking import Matchmaker
 from referee.match.runner import GameRecord, GameSpec
 from referee.players.specs import BotSpec
+from referee.schedule import LadderScheduler, ScheduledGame
+from referee.schedule.base import base_seating
 from referee.tournament.executors import (
     GameExecutor,
     ProcessExecutor,
@@ -44,8 +46,6 @@ from referee.tournament.executors import (
     ThreadExecutor,
     WorkerSettings,
 )
-from referee.schedule import LadderScheduler, ScheduledGame
-from referee.schedule.base import base_seating
 
 if TYPE_CHECKING:
     from referee.ladder.service import Ladder

@@ -18,12 +18,12 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from referee.folder import TournamentError, journal_entry, read_journal, write_atomic
+from referee.schedule import GauntletScheduler, Schedule, ScheduledGame, scheduler_of
 from referee.tournament.gauntlet_config import GauntletConfig
 from referee.tournament.gauntlet_report import REPORT_JSON, REPORT_TXT, make_report, render_report
 from referee.tournament.gauntlet_tracker import GauntletTracker
 from referee.tournament.progress import Progress
 from referee.tournament.runner import Tournament
-from referee.schedule import GauntletScheduler, Schedule, ScheduledGame, scheduler_of
 
 __all__ = ["GauntletProgress", "GauntletTournament"]
 

@@ -17,10 +17,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.folder import Layout, TournamentError, TournamentState, open_journal
+from referee.schedule import GauntletScheduler, scheduler_of
 from referee.stats.sprt import FixedSummary, fixed_summary, paired_counts
 from referee.tournament.gauntlet_config import gauntlet_from_dict
 from referee.tournament.gauntlet_tracker import GauntletTracker, tracker_from_journal
-from referee.schedule import GauntletScheduler, scheduler_of
 
 __all__ = [
     "GAUNTLET_FORMAT",

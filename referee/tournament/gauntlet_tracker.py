@@ -17,6 +17,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from referee.schedule import GauntletScheduler
 from referee.stats.sprt import (
     SequentialTest,
     SprtStatus,
@@ -24,7 +25,6 @@ from referee.stats.sprt import (
     paired_counts,
 )
 from referee.tournament.gauntlet_config import GauntletConfig
-from referee.schedule import GauntletScheduler
 
 __all__ = ["GauntletTracker", "tracker_from_journal"]
 

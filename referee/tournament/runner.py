@@ -76,6 +76,7 @@ from referee.players.builds import BuildResult, build_bots
 from referee.players.launcher import cpu_warning
 from referee.players.specs import BotSpec, spec_folder
 from referee.sandbox import bwrap, procfs, supervisor
+from referee.schedule import Schedule, ScheduledGame, schedule_of
 from referee.stats.render import render
 from referee.stats.standings import Standings
 from referee.tournament.config import TournamentConfig
@@ -88,7 +89,6 @@ from referee.tournament.executors import (
     games_per_table,
 )
 from referee.tournament.progress import Progress
-from referee.schedule import Schedule, ScheduledGame, schedule_of
 
 __all__ = ["STOP_GRACE_S", "RunResult", "Tournament"]
 

@@ -39,8 +39,7 @@ import zlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from referee.folder import seal
-from referee.folder import JournalError, Layout, TournamentError, TournamentState
+from referee.folder import JournalError, Layout, TournamentError, TournamentState, seal
 from referee.safetext import shown_name, shown_text
 from referee.stats.ratings import Ratings
 from referee.stats.standings import RANKING_KEYS, compute_standings
@@ -513,9 +512,9 @@ def _tracker(state: TournamentState) -> Any:
     if not isinstance(config.get("gauntlet"), dict):
         return None
     try:
+        from referee.schedule import GauntletScheduler, scheduler_of
         from referee.tournament.gauntlet_config import gauntlet_from_dict
         from referee.tournament.gauntlet_tracker import GauntletTracker
-        from referee.schedule import GauntletScheduler, scheduler_of
 
         scheduler = scheduler_of(state.to_dict())  # its shape: no key needed
         if not isinstance(scheduler, GauntletScheduler):

@@ -10,13 +10,13 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import cli
+from referee.schedule import make_gauntlet_schedule
 from referee.stats.sprt import SprtSettings
 from referee.tournament.config import ConfigError, load_config
 from referee.tournament.gauntlet import GauntletProgress, GauntletTournament
 from referee.tournament.gauntlet_config import GauntletConfig
 from referee.tournament.gauntlet_report import exit_code, folder_report, make_report, render_report
 from referee.tournament.gauntlet_tracker import GauntletTracker, tracker_from_journal
-from referee.schedule import make_gauntlet_schedule
 from tests.tournament.conftest import write_config
 
 GAUNTLET = """

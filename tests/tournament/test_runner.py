@@ -13,9 +13,9 @@ from referee.cli import cli
 from referee.folder import Journal, TournamentError, TournamentState, read_journal
 from referee.folder.seal import load_key
 from referee.match.gamelog import read_log
+from referee.schedule import make_schedule
 from referee.tournament import Progress, Tournament
 from referee.tournament.config import load_config
-from referee.schedule import make_schedule
 from tests.logs import log_of
 
 from .conftest import (

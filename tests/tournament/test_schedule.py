@@ -16,8 +16,6 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from referee.folder.seal import game_seed
-from referee.tournament.config import load_config
-from referee.tournament.gauntlet_config import GauntletConfig
 from referee.schedule import (
     GauntletScheduler,
     RoundRobinScheduler,
@@ -32,6 +30,8 @@ from referee.schedule import (
     seatings,
     table_scheduler,
 )
+from referee.tournament.config import load_config
+from referee.tournament.gauntlet_config import GauntletConfig
 from tests.tournament.conftest import write_config
 
 BOTS = [f"bot{i}" for i in range(6)]

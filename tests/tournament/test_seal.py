@@ -9,8 +9,8 @@ import stat
 
 import pytest
 
-from referee.folder import seal
 from referee import schedule
+from referee.folder import seal
 
 KEY = bytes(range(32))
 
