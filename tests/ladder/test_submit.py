@@ -129,7 +129,7 @@ def test_submit_uploads_and_follows_to_active(
     lines = done.stdout.splitlines()
     assert lines[0].startswith("submission ") and lines[0].endswith(": hoot.v2 received")
     assert [line.split(": ")[-1] for line in lines[1:]] == ["building", "checking", "active"]
-    assert "packed 5 files" in done.stderr
+    assert "packed 4 files" in done.stderr  # .gitignore, bot.py, bot.yaml, src/lib.py
     sub = built.db.submissions(bot="hoot")[-1]
     assert (sub.version, sub.state) == (2, "active")
     assert sorted(p.name for p in (built.root / "submissions" / str(sub.id)).iterdir()) == [
