@@ -36,9 +36,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from referee.engine import Rules  # noqa: E402
-from referee.match.policy import FaultPolicy, TimeControl  # noqa: E402
 from referee.match.runner import GameRecord, GameSpec, play_game  # noqa: E402
 from referee.players import Player, builtin_player  # noqa: E402
+from referee.players.policy import FaultPolicy, TimeControl  # noqa: E402
 from referee.players.specs import parse_bot  # noqa: E402
 from referee.players.supply import BotPool  # noqa: E402
 

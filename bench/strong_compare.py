@@ -36,10 +36,10 @@ sys.path.insert(0, str(ROOT / "sample_bots" / "python" / "strong"))
 from bot import StrongBot  # noqa: E402
 
 from referee.engine import Card, Rules, SeatView  # noqa: E402
-from referee.match.policy import FaultPolicy, TimeControl  # noqa: E402
 from referee.match.runner import GameSpec, play_game  # noqa: E402
 from referee.players import builtin_player  # noqa: E402
 from referee.players.base import BotInfo, Deadline, Player  # noqa: E402
+from referee.players.policy import FaultPolicy, TimeControl  # noqa: E402
 from referee.protocol import (  # noqa: E402
     card_from_pb,
     moon_choice_from_pb,

@@ -20,8 +20,8 @@ import textwrap
 import pytest
 
 from referee.engine import MoonScoring, Rules
-from referee.match.policy import FaultPolicy, TimeControl
 from referee.match.runner import GameSpec, play_game
+from referee.players.policy import FaultPolicy, TimeControl
 from referee.players.specs import parse_bot
 from referee.players.supply import BotPool
 

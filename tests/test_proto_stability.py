@@ -18,9 +18,9 @@ import yaml
 
 from referee.botkit import Bot, make_server, pb
 from referee.match.gamelog import read_log
-from referee.match.policy import FaultPolicy, TimeControl
 from referee.match.runner import GameSpec, play_game
 from referee.players.builtin import RandomPlayer
+from referee.players.policy import FaultPolicy, TimeControl
 from referee.players.remote import BotConnection, RemotePlayer
 from tests.test_proto_lint import BREAKING_EXCEPTIONS, PROTO, RECORDED_CHANGES
 

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from referee.engine import MAX_HANDS, MAX_TARGET_SCORE, MoonScoring, Rules, RulesError, TieRule
-from referee.match.policy import FaultPolicy, TimeControl
+from referee.players.policy import FaultPolicy, TimeControl
 from referee.sandbox.bwrap import SANDBOX_KINDS, SandboxUnavailable, check_sandbox
 
 F = Callable[..., Any]

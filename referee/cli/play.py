@@ -2,7 +2,7 @@
 
 The game is an ordinary one (the same engine, match runner, fault policy,
 log, replay and verify as ``referee match``); the human seats are
-:class:`~referee.players.human.HumanPlayer`\\ s with a generous clock of their
+:class:`~referee.web.human.HumanPlayer`\\ s with a generous clock of their
 own, each served at a secret URL by :mod:`referee.web.play`.
 """
 
@@ -23,11 +23,11 @@ from referee.folder import MatchLayout
 from referee.match.runner import GameSpec, play_game
 from referee.players import BotFault, Player
 from referee.players.builds import build_bots
-from referee.players.human import HUMAN, HumanPlayer, follow_all, seat_label
 from referee.players.specs import BotSpecError, parse_bot
 from referee.players.supply import BotPool
 from referee.sandbox.bwrap import SANDBOX_KINDS
 from referee.tournament.config import ConfigError
+from referee.web.human import HUMAN, HumanPlayer, follow_all, seat_label
 from referee.web.play import PlayServer
 from referee.web.play_config import PlayConfig, load_play_config
 from referee.web.server import is_loopback
@@ -151,9 +151,7 @@ def play(
             err=True,
         )
     if build:
-        results = build_bots(
-            specs, MatchLayout(out_dir).builds, sandbox=sandbox, hidden=[out_dir]
-        )
+        results = build_bots(specs, MatchLayout(out_dir).builds, sandbox=sandbox, hidden=[out_dir])
         for spec in specs:
             result = results.get(spec.name)
             if result is not None and not result.ok:

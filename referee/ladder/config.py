@@ -23,7 +23,7 @@ import pathlib
 from typing import Any
 
 from referee.engine import Rules
-from referee.match.policy import FaultPolicy, Limits, TimeControl
+from referee.players.policy import FaultPolicy, Limits, TimeControl
 from referee.tournament import config as tconfig
 from referee.tournament import config_checks
 from referee.tournament.config import BuildConfig, ConfigError, ExecutorConfig

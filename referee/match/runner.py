@@ -62,9 +62,8 @@ from referee.match.gamelog import (
     SeatInfo,
     TrickRecord,
 )
-from referee.match.policy import FaultPolicy, TimeControl
 from referee.players.base import BotFault, BotInfo, Deadline, FaultKind, Player
-from referee.players.remote import RemotePlayer
+from referee.players.policy import FaultPolicy, TimeControl
 
 __all__ = ["GameRecord", "GameSpec", "play_game"]
 
@@ -299,7 +298,7 @@ class _Game:
         """
         timeout_s = self.tc.notify_timeout_ms / 1000
         seats = [seat for seat in self.seats if forfeited or not seat.forfeited]
-        remote = [seat for seat in seats if isinstance(seat.player, RemotePlayer)]
+        remote = [seat for seat in seats if seat.player.out_of_process]
         errors: dict[int, Exception | concurrent.futures.Future | None] = {
             seat.seat: _CALL_POOL.submit(_notify_one, call, seat, timeout_s) for seat in remote[1:]
         }
@@ -436,7 +435,7 @@ class _Game:
         # Passes are simultaneous: no request shows another's pass. Bots frozen between their
         # calls are asked one at a time all the same, so that no bot runs while another
         # thinks (a bot asked at the same moment could burn every core meanwhile).
-        remote = [p.player for p in self.seats if isinstance(p.player, RemotePlayer)]
+        remote = [p.player for p in self.seats if p.player.out_of_process]
         one_by_one = bool(remote) and all(p.runs_only_when_asked for p in remote)
         for s in state.to_act():
             seat = self.seats[s]
@@ -450,7 +449,7 @@ class _Game:
             ) -> Any:
                 return seat.player.pass_cards(game_id, view, d, deadline)
 
-            if isinstance(seat.player, RemotePlayer) and not one_by_one:
+            if seat.player.out_of_process and not one_by_one:
                 asks[s] = _CALL_POOL.submit(self.ask, seat, question)
             else:
                 asks[s] = self.ask(seat, question)

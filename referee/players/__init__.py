@@ -5,9 +5,11 @@ One module per concern:
 - :mod:`~referee.players.base`: :class:`Player`, what the match runner asks
   (pass, play, moon choice, notifications), and :class:`BotFault`;
 - :mod:`~referee.players.builtin`, :mod:`~referee.players.remote`,
-  :mod:`~referee.players.launcher`, :mod:`~referee.players.human`: the kinds
-  of player (in-process, a gRPC connection, a launched and sandboxed
-  process, a person at a web page);
+  :mod:`~referee.players.launcher`: the kinds of bot (in-process, a gRPC
+  connection, a launched and sandboxed process);
+- :mod:`~referee.players.policy`: the terms a bot plays under (its clock,
+  the fault policy, its resource limits and its build's), which the match
+  runner and the sandbox's supervisor apply;
 - :mod:`~referee.players.specs`: naming bots (``heuristic``, ``HOST:PORT``,
   a command, a folder with a ``bot.yaml`` read by
   :mod:`~referee.players.manifest`) as :class:`~referee.players.specs.BotSpec`;
@@ -20,8 +22,12 @@ One module per concern:
 The builds stay flat here rather than in a ``builds/`` subpackage: what is
 the players' of a build is two modules (running it and showing it); the rest
 of a build (its sandbox, the settings and credentials it sees, its network)
-is the sandbox's, in :mod:`referee.sandbox`, below the players. Nothing here
-imports a tournament.
+is the sandbox's, in :mod:`referee.sandbox`, below the players.
+
+The players are below the match (:mod:`referee.match`, whose runner asks
+them): nothing here imports the match, a tournament or the web. A seat
+played by a person (``referee play``) follows the game's log, so it is
+above the match, beside the page that serves it: :mod:`referee.web.human`.
 """
 
 from referee.players.base import BotFault, BotInfo, Deadline, FaultKind, Player

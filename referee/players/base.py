@@ -66,6 +66,10 @@ class Player(abc.ABC):
     #: match runner then asks the simultaneous passes one seat at a time, so that no bot
     #: runs while another thinks.
     runs_only_when_asked: bool = False
+    #: True if the answers come from another process (a bot over gRPC): the match runner
+    #: asks such players at the same time, each from a thread of its own, and calls
+    #: in-process players (built-ins, a person's seat) itself, one after the other.
+    out_of_process: bool = False
 
     @abc.abstractmethod
     def pass_cards(

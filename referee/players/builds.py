@@ -3,7 +3,7 @@
 :func:`build_bot` runs one :class:`~referee.players.specs.BotSpec`'s ``build``
 command under the supervisor, sandboxed (:func:`referee.sandbox.bwrap.build_command`:
 its folder writable, a home of its own, the package registries as its only
-network) and within its :class:`~referee.match.policy.BuildLimits`, and says
+network) and within its :class:`~referee.players.policy.BuildLimits`, and says
 how it went as a :class:`BuildResult` (its log, its last lines, why it
 failed). :func:`build_bots` builds every folder of a tournament once, several
 at a time; :func:`build_slot` keeps the builds of several processes (a Ray
@@ -27,9 +27,9 @@ import sys
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 
-from referee.match.policy import BuildLimits
 from referee.players import build_progress
 from referee.players.launcher import parent_watch_fd
+from referee.players.policy import BuildLimits
 from referee.players.specs import BotSpec
 from referee.sandbox import build_settings, buildnet, bwrap, safepath, supervisor
 

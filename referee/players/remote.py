@@ -188,6 +188,8 @@ def fault_of(error: grpc.RpcError, rpc: str) -> BotFault:
 class RemotePlayer(Player):
     """A player whose every decision is a gRPC call on ``connection``."""
 
+    out_of_process = True
+
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
         # Notes of answers not yet taken by the runner, by (game id, decision id):

@@ -21,10 +21,10 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from referee.match.policy import FaultPolicy, Limits, TimeControl
 from referee.players.base import BotFault, BotInfo, Deadline, FaultKind, Player
 from referee.players.builtin import builtin_player
 from referee.players.launcher import LaunchedBot
+from referee.players.policy import FaultPolicy, Limits, TimeControl
 from referee.players.remote import BotConnection, RemotePlayer
 from referee.players.specs import BotSpec
 

@@ -33,7 +33,7 @@ import pathlib
 from typing import Any, TypeVar
 
 from referee.engine import Rules
-from referee.match.policy import BuildLimits, FaultPolicy, Limits, TimeControl
+from referee.players.policy import BuildLimits, FaultPolicy, Limits, TimeControl
 from referee.players.specs import BotSpec, BotSpecError, parse_bot
 from referee.sandbox import buildnet
 from referee.sandbox.build_settings import CREDENTIAL_KINDS
@@ -74,7 +74,7 @@ __all__ = [
     "parse_config",
 ]
 
-#: Resource limits a launched bot may be given (referee.match.policy.Limits, enforced by referee/sandbox/supervisor.py).
+#: Resource limits a launched bot may be given (referee.players.policy.Limits, enforced by referee/sandbox/supervisor.py).
 LIMIT_KEYS = tuple(f.name for f in dataclasses.fields(Limits))
 BOT_PROCESSES = ("shared", "per_table", "per_worker")
 #: How long a launched bot's process lives: one game, one table, or the whole run.
@@ -432,7 +432,7 @@ def build_section(top: Section) -> BuildConfig:
     )
 
 
-#: The keys of ``build.limits`` (referee.match.policy.BuildLimits).
+#: The keys of ``build.limits`` (referee.players.policy.BuildLimits).
 BUILD_LIMIT_KEYS = tuple(f.name for f in dataclasses.fields(BuildLimits))
 
 
@@ -535,7 +535,7 @@ def limits_section(parent: Section, key: str, data: Any) -> dict[str, int]:
         return number
 
     values = {k: section.get(k, size, -1) for k in LIMIT_KEYS if k != "ponder"}
-    if "ponder" in section.data:  # a flag (referee.match.policy.Limits.ponder)
+    if "ponder" in section.data:  # a flag (referee.players.policy.Limits.ponder)
         values["ponder"] = section.get(
             "ponder", checker(section, bool_value, "true or false"), False
         )

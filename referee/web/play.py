@@ -1,7 +1,7 @@
 """The web table of ``referee play``: a page per human seat, its live data and its answers.
 
 Each human seat has one secret URL, ``/play/TOKEN`` (the token is the seat's
-:attr:`~referee.players.human.HumanPlayer.token`, compared in constant time;
+:attr:`~referee.web.human.HumanPlayer.token`, compared in constant time;
 an unknown one is a plain 404). Under it:
 
 =========================  ==================================================================
@@ -16,7 +16,7 @@ an unknown one is a plain 404). Under it:
 =========================  ==================================================================
 
 A seat's page only ever gets that seat's table: its SeatView and public
-facts (see :mod:`referee.players.human`). Bound to loopback, the Host header
+facts (see :mod:`referee.web.human`). Bound to loopback, the Host header
 must be a loopback name (no DNS rebinding), and an answer must be JSON from
 the page's own origin.
 """
@@ -44,9 +44,9 @@ from starlette.staticfiles import StaticFiles
 
 from referee.audit.render_html import render_html
 from referee.audit.replay import LogError, load_game
-from referee.players.human import HumanPlayer
 from referee.safetext import shown_text
 from referee.web.app import LOOPBACK_HOSTS
+from referee.web.human import HumanPlayer
 from referee.web.pages import PAGE_CSP, REPLAY_CSP, SECURITY_HEADERS, page_headers, templates
 from referee.web.server import ClosingServer, app_config, is_loopback
 

@@ -22,7 +22,7 @@ import pathlib
 from typing import Any
 
 from referee.engine import Rules
-from referee.match.policy import FaultPolicy, TimeControl
+from referee.players.policy import FaultPolicy, TimeControl
 from referee.sandbox.bwrap import SANDBOX_KINDS
 from referee.tournament.config_checks import (
     ConfigError,

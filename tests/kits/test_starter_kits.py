@@ -18,8 +18,8 @@ from collections.abc import Callable
 import pytest
 
 from referee.match.gamelog import read_log
-from referee.match.policy import FaultPolicy, TimeControl
 from referee.match.runner import GameSpec, play_game
+from referee.players.policy import FaultPolicy, TimeControl
 from referee.players.specs import parse_bot
 from referee.players.supply import BotPool
 from tests.helpers import bot_processes_alive, missing_tools

@@ -12,9 +12,9 @@ import pytest
 from referee.engine import MoonChoice, MoonScoring, Pass, Play, Rules, card_list, deal, parse_cards
 from referee.engine import replay as engine_replay
 from referee.match.gamelog import read_log
-from referee.match.policy import FaultPolicy, TimeControl
 from referee.match.runner import GameRecord, GameSpec, play_game
 from referee.players import Player
+from referee.players.policy import FaultPolicy, TimeControl
 from referee.players.supply import BotPool
 from tests.helpers import alive_in_groups, launched_pids  # noqa: F401 (an autouse fixture)
 

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from referee.engine import GameState, MoonScoring, PassDirection, Rules, parse_cards
-from referee.match.policy import FaultPolicy, TimeControl
 from referee.players import BotFault, FaultKind, builtin_player
+from referee.players.policy import FaultPolicy, TimeControl
 from referee.players.specs import parse_bot
 from referee.players.supply import DeadPlayer
 from referee.sandbox import procfs

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pathlib
 
 from referee.engine import Rules
-from referee.match.policy import FaultPolicy, TimeControl
 from referee.players import RemotePlayer, builtin_player
+from referee.players.policy import FaultPolicy, TimeControl
 from referee.players.specs import parse_bot
 from tests.match.conftest import (
     SAMPLE_HEURISTIC,

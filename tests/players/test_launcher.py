@@ -13,8 +13,8 @@ import os
 
 import pytest
 
-from referee.match.policy import TimeControl
 from referee.players import BotFault, FaultKind
+from referee.players.policy import TimeControl
 from referee.players.specs import parse_bot
 from referee.sandbox import procfs
 from tests.match.conftest import assert_no_process_left, misbehaving_command

@@ -15,10 +15,10 @@ import pathlib
 from collections.abc import Mapping, Sequence
 
 from referee.engine import Card, MoonScoring, Rules, SeatView, card_list
-from referee.match.policy import FaultPolicy
 from referee.match.runner import GameRecord, GameSpec, play_game
 from referee.players.base import BotFault, Deadline, FaultKind, Player
 from referee.players.builtin import builtin_player
+from referee.players.policy import FaultPolicy
 
 DATA = pathlib.Path(__file__).resolve().parent / "data"
 GOLDEN = pathlib.Path(__file__).resolve().parent / "golden"

@@ -21,9 +21,9 @@ import pytest
 
 from referee.engine import MoonScoring, Rules, TieRule
 from referee.match.gamelog import read_log
-from referee.match.policy import FaultPolicy, TimeControl
 from referee.match.runner import GameSpec, play_game
 from referee.players import Player, builtin_player
+from referee.players.policy import FaultPolicy, TimeControl
 from referee.players.specs import parse_bot
 from referee.players.supply import BotPool
 from tests.strong.conftest import STRONG

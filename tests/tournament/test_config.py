@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from referee.cli import cli
 from referee.engine import MoonScoring, TieRule
-from referee.match.policy import BuildLimits, Limits
+from referee.players.policy import BuildLimits, Limits
 from referee.tournament.config import ConfigError, load_config
 
 from .conftest import SAMPLE_HEURISTIC, write_config

@@ -1,7 +1,7 @@
 """``referee play``'s server on the wire: what a seat's page receives, and who may answer.
 
 A real game (built-in bots, ``play_game``) with a human seat behind a real
-server on a free port; the person is a robot (tests/players/human_robot.py)
+server on a free port; the person is a robot (tests/web/human_robot.py)
 answering over HTTP. Every server-sent event and every JSON answer of the
 server is kept and checked against the game's log: no other seat's unplayed
 card ever reaches the page.
@@ -22,14 +22,14 @@ import pytest
 
 from referee.audit.logs import verify_log
 from referee.engine import Rules
-from referee.match.policy import TimeControl
 from referee.match.runner import GameSpec, play_game
 from referee.players.builtin import HeuristicPlayer, RandomPlayer
-from referee.players.human import HumanPlayer, follow_all
+from referee.players.policy import TimeControl
 from referee.safetext import shown_name
+from referee.web.human import HumanPlayer, follow_all
 from referee.web.play import PlayServer
-from tests.players.human_robot import choose, illegal_card
 from tests.web.conftest import EVIL
+from tests.web.human_robot import choose, illegal_card
 
 _CARD = re.compile(r'"((?:[2-9TJQKA])[CDHS])"')
 
@@ -270,6 +270,6 @@ def test_each_seat_has_its_own_secret_and_sees_only_its_hand(game_for):
 
 
 def _answer_all(human: HumanPlayer, game: _Game) -> None:
-    from tests.players.human_robot import play_out
+    from tests.web.human_robot import play_out
 
     play_out(human.table, human.answer, game.spec.game_id, over=lambda: not game.thread.is_alive())

@@ -4,7 +4,7 @@ The command runs as a user runs it (a subprocess on a free port, three
 built-in bots, a config with a one-hand game and V2 ``shooter_chooses``);
 the page is driven over the DevTools protocol (tests/web/cdp.py) with real
 mouse and key events. The seed is one where South, choosing as the built-in
-``random`` bot would (tests/players/human_robot.py), shoots the moon (R8), so
+``random`` bot would (tests/web/human_robot.py), shoots the moon (R8), so
 the moon question is answered on the page too. The log then verifies
 (``referee verify``). Screenshots of the table, at 1280 px and at a phone's
 390 px, go to $PLAY_TEST_OUTPUT or /tmp/referee-play-screenshots.
@@ -25,9 +25,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.players.human_robot import choose, illegal_card
 from tests.players.test_human import MOON_SEED
 from tests.web.cdp import Browser, Page
+from tests.web.human_robot import choose, illegal_card
 
 pytestmark = pytest.mark.slow
 

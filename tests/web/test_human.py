@@ -1,6 +1,6 @@
 """The human seat as a player: asked by the match runner like a bot, answered like a page would.
 
-A thread stands in for the person (tests/players/human_robot.py); the games
+A thread stands in for the person (tests/web/human_robot.py); the games
 are real (``play_game``) and their logs are verified.
 """
 
@@ -15,11 +15,11 @@ import pytest
 
 from referee.audit.logs import verify_log
 from referee.engine import MoonScoring, Rules
-from referee.match.policy import FaultPolicy, TimeControl
 from referee.match.runner import GameSpec, play_game
 from referee.players.builtin import HeuristicPlayer, RandomPlayer
-from referee.players.human import HumanPlayer, Refusal, follow_all
-from tests.players.human_robot import choose, illegal_card, play_out
+from referee.players.policy import FaultPolicy, TimeControl
+from referee.web.human import HumanPlayer, Refusal, follow_all
+from tests.web.human_robot import choose, illegal_card, play_out
 
 #: A seed where the seat at South, choosing as ``random`` does, takes every heart and Q♠
 #: in hand 1 (R8) at a table of heuristic, random, (South), heuristic.

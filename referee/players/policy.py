@@ -1,4 +1,13 @@
-"""Time control and fault policy: fixed before play, recorded in every log."""
+"""The terms a bot plays under: its clock, the fault policy, its limits: fixed before play, recorded in every log.
+
+:class:`TimeControl` and :class:`FaultPolicy` are applied by the match runner
+(:mod:`referee.match.runner`) and the players (start-up and notification
+timeouts, restarts, message sizes); :class:`Limits` and :class:`BuildLimits`
+by the sandbox's supervisor (:mod:`referee.sandbox.supervisor`) to a launched
+bot and to a build. Each is a frozen, validated value of non-negative
+integers. They live with the players, below the match, because both the
+players and the match runner read them.
+"""
 
 from __future__ import annotations
 
