@@ -31,7 +31,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee.scaffold import KIT_FOLDERS  # noqa: E402 (the checkout's, by the path above)
+from referee.cli.scaffold import KIT_FOLDERS  # noqa: E402 (the checkout's, by the path above)
 
 #: The protocol, relative to the repository root and to each kit's folder.
 PROTO = pathlib.Path("proto/hearts/v1/hearts.proto")

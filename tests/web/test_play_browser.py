@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.players.test_human import MOON_SEED
+from tests.web.test_human import MOON_SEED
 from tests.web.cdp import Browser, Page
 from tests.web.human_robot import choose, illegal_card
 
