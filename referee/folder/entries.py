@@ -176,7 +176,10 @@ class RunEntry(JournalEntry):
         "games_left": (False, _count_or_none, _COUNT),
         "sealed_end": (False, lambda v: isinstance(v, bool), "true or false"),
     }
-    _NULLABLE: ClassVar[frozenset[str]] = frozenset({"participants", "games_scheduled"})
+    #: Null is a value of these: no participants or schedule yet, no end (a ladder's games).
+    _NULLABLE: ClassVar[frozenset[str]] = frozenset(
+        {"participants", "games_scheduled", "games_left"}
+    )
     #: The keys that ``tournament.json`` must agree with (:meth:`TournamentState.sealed_facts`).
     SEALED_FACTS: ClassVar[tuple[str, ...]] = (
         "name",
