@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pathlib
+from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -69,7 +71,9 @@ def submit(
         click.echo(f"submission {number}: {answer.get('player', name)} {answer.get('state', '')}")
         if no_wait:
             return
-        final = wait_for(client, number, _printer(number), timeout_s=timeout)
+        final = wait_for(
+            client, number, _printer(number), timeout_s=timeout, seen=answer.get("state")
+        )
     except SubmitError as error:
         raise click.ClickException(str(error)) from None
     except KeyboardInterrupt:
@@ -79,16 +83,11 @@ def submit(
         raise SystemExit(1)
 
 
-def _printer(number: int):  # type: ignore[no-untyped-def]
+def _printer(number: int) -> Callable[[dict[str, Any]], None]:
+    """What prints each new status of submission ``number`` (with its reason, if any)."""
     from referee.safetext import shown_text
 
-    first = [True]
-
-    def show(status: dict) -> None:  # type: ignore[type-arg]
-        if first[0]:  # the upload's own line said the first state
-            first[0] = False
-            if status.get("state") in ("uploading", "received"):
-                return
+    def show(status: dict[str, Any]) -> None:
         line = f"submission {number}: {status.get('state')}"
         if status.get("reason"):
             line += f": {shown_text(status['reason'])}"

@@ -238,15 +238,16 @@ def wait_for(
     poll_s: float = 1.0,
     timeout_s: float | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    seen: str | None = None,
 ) -> dict[str, Any]:
     """Follow ``submission`` until its status is final; ``on_change`` gets each new status.
 
     Each request asks the ladder to answer once the state changes (a long
     poll of up to 20 s), so no state is missed however briefly it lasts; an
     answer that came back at once unchanged waits ``poll_s`` before the next.
+    ``seen`` is the state already shown (the upload's answer said it).
     """
     start = time.monotonic()
-    seen = None
     while True:
         left = None if timeout_s is None else max(0.0, timeout_s - (time.monotonic() - start))
         wait = 0.0 if seen is None else min(20.0, left if left is not None else 20.0)

@@ -439,6 +439,9 @@ def create_ladder_app(
 
     # The pages ----------------------------------------------------------------------------
 
+    async def home(request: Request) -> Response:
+        return RedirectResponse("/ladder", status_code=303, headers=_SECURITY_HEADERS)
+
     async def ladder_page(request: Request) -> Response:
         data = await run_in_threadpool(ladder_data)
         team = await session_team(request)
@@ -569,6 +572,7 @@ def create_ladder_app(
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
     app = Starlette(
         routes=[
+            Route("/", home, methods=["GET"]),
             Route("/api/submissions", guarded(api_submit), methods=["POST"]),
             Route("/api/submissions/{id}", guarded(api_submission), methods=["GET"]),
             Route("/api/ladder", guarded(api_ladder), methods=["GET"]),
@@ -655,7 +659,7 @@ class _Server(uvicorn.Server):
         super().handle_exit(sig, frame)  # type: ignore[arg-type]
 
 
-def serve(ladder: Ladder, *, host: str = "127.0.0.1", port: int = 8000) -> None:
+def serve(ladder: Ladder, host: str = "127.0.0.1", port: int = 8000) -> None:
     """Serve the ladder's API and pages in the foreground until Ctrl-C."""
     _Server(_config(ladder, host, port)).run()
 
