@@ -23,33 +23,14 @@ CONTRACTS = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"][
     "contracts"
 ]
 
-#: Contracts not kept yet, while the work of issue 24 that keeps them is in progress.
-IN_PROGRESS: dict[str, str] = {
-    "layers": "issue 24 in progress: players (players.builds and players.supply import "
-    "match.policy, players.human imports match.gamelog), audit (audit.folder imports "
-    "tournament.schedule: the schedules must sit below the audit)",
-    "audit-starts-no-bots": "issue 24 in progress: folder/match (folder.journal imports "
-    "match.runner, which imports players.remote)",
-    "acyclic": "issue 24 in progress: players (match <-> players), audit (audit <-> tournament)",
-}
-
 
 def _lint_imports() -> str:
-    found = shutil.which("lint-imports") or str(
-        pathlib.Path(sys.executable).with_name("lint-imports")
-    )
-    return found
+    """The lint-imports of this Python's environment (the test extra installs it)."""
+    beside = pathlib.Path(sys.executable).with_name("lint-imports")
+    return str(beside) if beside.exists() else shutil.which("lint-imports") or "lint-imports"
 
 
-def _param(contract: dict) -> object:
-    cid = contract["id"]
-    marks = []
-    if cid in IN_PROGRESS:
-        marks.append(pytest.mark.xfail(strict=True, reason=IN_PROGRESS[cid]))
-    return pytest.param(contract, id=cid, marks=marks)
-
-
-@pytest.mark.parametrize("contract", [_param(c) for c in CONTRACTS])
+@pytest.mark.parametrize("contract", CONTRACTS, ids=[c["id"] for c in CONTRACTS])
 def test_contract_is_kept(contract: dict) -> None:
     run = subprocess.run(
         [_lint_imports(), "--no-cache", "--no-logo", "--contract", contract["id"]],
