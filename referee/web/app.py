@@ -29,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
-import importlib.resources
 import json
 import pathlib
 import threading
@@ -38,12 +37,9 @@ from typing import Any
 from urllib.parse import quote
 
 from starlette.applications import Starlette
-from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
 
 from referee.analysis.marks import Marks
 from referee.audit.render_html import render_html
@@ -52,7 +48,17 @@ from referee.folder import seal
 from referee.safetext import shown_name, shown_text
 from referee.web.analysis import BotAnalyses
 from referee.web.index import FILTERS, Catalog, FolderIndex, Snapshot, filter_games, game_index
-from referee.web.pages import PAGE_CSP, REPLAY_CSP, SECURITY_HEADERS, page_headers, templates
+from referee.web.pages import (
+    EVENT_STREAM_HEADERS,
+    PAGE_CSP,
+    REPLAY_CSP,
+    SECURITY_HEADERS,
+    host_check,
+    json_response,
+    page_headers,
+    static_files,
+    templates,
+)
 
 __all__ = ["LOOPBACK_HOSTS", "create_app"]
 
@@ -97,7 +103,7 @@ def create_app(
         return page("index.html", title="Tournaments", root=catalog.root.name)
 
     async def api_tournaments(request: Request) -> Response:
-        return _json(
+        return json_response(
             {
                 "version": catalog.version,
                 "tournaments": [f.snapshot.summary() for f in catalog.folders()],
@@ -129,32 +135,36 @@ def create_app(
     async def api(request: Request) -> Response:
         found = catalog.resolve(request.path_params["rest"])
         if found is None:
-            return _json({"error": "no such tournament"}, 404)
+            return json_response({"error": "no such tournament"}, 404)
         folder, rest = found
         parts = rest.split("/") if rest else []
         snap = folder.snapshot
         if not parts:
-            return _json(_standings(snap))
+            return json_response(_standings(snap))
         if parts == ["events"]:
             return _events(request, closing, lambda: folder.snapshot.version, _event_data(folder))
         if parts == ["games"]:
             return _games(snap, request)
         if parts == ["gauntlet"]:
-            return _json({**_head(snap), "gauntlet": snap.gauntlet})
+            return json_response({**_head(snap), "gauntlet": snap.gauntlet})
         if len(parts) == 2 and parts[0] == "bots":
             data = _bot(snap, parts[1])
             if data is not None:  # its worst decisions, from referee analyze's files
                 name = _bot_name(snap, parts[1]) or parts[1]
                 data["analysis"] = analyses.of_bot(folder.layout.root, snap.games, name)
-            return _json(data) if data is not None else _json({"error": "no such bot"}, 404)
-        return _json({"error": "not found"}, 404)
+            return (
+                json_response(data)
+                if data is not None
+                else json_response({"error": "no such bot"}, 404)
+            )
+        return json_response({"error": "not found"}, 404)
 
     async def events(request: Request) -> Response:
         return _events(
             request, closing, lambda: catalog.version, lambda: {"version": catalog.version}
         )
 
-    static = StaticFiles(directory=str(importlib.resources.files("referee.web") / "static"))
+    static = static_files()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -167,9 +177,6 @@ def create_app(
             if follow:
                 catalog.stop()
 
-    middleware = []
-    if allowed_hosts is not None:
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
     app = Starlette(
         routes=[
             Route("/", index, methods=["GET"]),
@@ -179,7 +186,7 @@ def create_app(
             Route("/t/{rest:path}", tournament, methods=["GET"]),
             Mount("/static", app=static, name="static"),
         ],
-        middleware=middleware,
+        middleware=host_check(allowed_hosts),
         lifespan=lifespan,
         exception_handlers={404: _not_found_handler(page), 405: _not_allowed},
     )
@@ -188,16 +195,10 @@ def create_app(
     return app
 
 
-def _json(data: Any, status: int = 200) -> Response:
-    body = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    headers = {**SECURITY_HEADERS, "Cache-Control": "no-store"}
-    return Response(body, status_code=status, media_type="application/json", headers=headers)
-
-
 def _not_found_handler(page: Any) -> Any:
     async def handler(request: Request, exc: Exception) -> Response:
         if request.url.path.startswith("/api/"):
-            return _json({"error": "not found"}, 404)
+            return json_response({"error": "not found"}, 404)
         return page("error.html", 404, title="Not found", message="No such page.")
 
     return handler
@@ -290,16 +291,18 @@ def _games(snap: Snapshot, request: Request) -> Response:
     chosen = {k: query.get(k, "") for k in FILTERS}
     for key, value in chosen.items():
         if value not in FILTERS[key]:
-            return _json({"error": f"{key} must be one of {', '.join(FILTERS[key][1:])}"}, 400)
+            return json_response(
+                {"error": f"{key} must be one of {', '.join(FILTERS[key][1:])}"}, 400
+            )
     bot = query.get("bot", "")
     bot = (_bot_name(snap, bot) or bot) if bot else ""
     try:
         offset = max(0, int(query.get("offset", "0")))
         limit = min(PAGE, max(1, int(query.get("limit", str(PAGE)))))
     except ValueError:
-        return _json({"error": "offset and limit are numbers"}, 400)
+        return json_response({"error": "offset and limit are numbers"}, 400)
     rows = filter_games(snap.games, bot=bot, **chosen)
-    return _json(
+    return json_response(
         {
             **_head(snap),
             "total": len(rows),
@@ -381,5 +384,4 @@ def _events(request: Request, closing: threading.Event, version: Any, data: Any)
                 quiet = 0.0
                 yield ": keep-alive\n\n"
 
-    headers = {**SECURITY_HEADERS, "Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-    return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+    return StreamingResponse(stream(), media_type="text/event-stream", headers=EVENT_STREAM_HEADERS)

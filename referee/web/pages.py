@@ -6,7 +6,11 @@
 page's Content-Security-Policy (:data:`PAGE_CSP`: scripts and styles from the
 server only; :data:`REPLAY_CSP` for the self-contained replay page), and
 render the same Jinja templates (:func:`templates`), which escape everything
-and show a bot's name through :func:`referee.safetext.shown_name`.
+and show a bot's name through :func:`referee.safetext.shown_name`. JSON
+answers (:func:`json_response`) and event streams (:data:`EVENT_STREAM_HEADERS`)
+are never cached; :func:`host_check` refuses a Host header that is not
+loopback's (DNS rebinding) and :func:`static_files` serves the scripts and
+styles of ``referee/web/static``.
 
 >>> page_headers(PAGE_CSP)["X-Frame-Options"]
 'DENY'
@@ -14,11 +18,29 @@ and show a bot's name through :func:`referee.safetext.shown_name`.
 
 from __future__ import annotations
 
+import importlib.resources
+import json
+from typing import Any
+
 from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.responses import Response
+from starlette.staticfiles import StaticFiles
 
 from referee.safetext import shown_name
 
-__all__ = ["PAGE_CSP", "REPLAY_CSP", "SECURITY_HEADERS", "page_headers", "templates"]
+__all__ = [
+    "EVENT_STREAM_HEADERS",
+    "PAGE_CSP",
+    "REPLAY_CSP",
+    "SECURITY_HEADERS",
+    "host_check",
+    "json_response",
+    "page_headers",
+    "static_files",
+    "templates",
+]
 
 #: Sent with every response.
 SECURITY_HEADERS = {
@@ -37,6 +59,9 @@ REPLAY_CSP = (
     "img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
 
+#: An event stream's: never cached, and never buffered by a proxy in between.
+EVENT_STREAM_HEADERS = {**SECURITY_HEADERS, "Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+
 
 def page_headers(csp: str) -> dict[str, str]:
     """The headers of an HTML page under the policy ``csp``."""
@@ -53,3 +78,22 @@ def templates() -> Environment:
     )
     env.filters["name"] = shown_name
     return env
+
+
+def json_response(data: Any, status: int = 200) -> Response:
+    """``data`` as compact JSON (no NaN, which is not JSON), never cached."""
+    body = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    headers = {**SECURITY_HEADERS, "Cache-Control": "no-store"}
+    return Response(body, status_code=status, media_type="application/json", headers=headers)
+
+
+def host_check(allowed_hosts: tuple[str, ...] | None) -> list[Middleware]:
+    """The middleware that answers 400 to a Host header not in ``allowed_hosts`` (None: any)."""
+    if allowed_hosts is None:
+        return []
+    return [Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))]
+
+
+def static_files() -> StaticFiles:
+    """The pages' scripts, styles and vendored Chart.js (``referee/web/static``)."""
+    return StaticFiles(directory=str(importlib.resources.files("referee.web") / "static"))

@@ -26,28 +26,32 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import importlib.resources
 import json
 import pathlib
 import socket
 import threading
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any
 
 from starlette.applications import Starlette
-from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
 
 from referee.audit.render_html import render_html
 from referee.audit.replay import LogError, load_game
 from referee.safetext import shown_text
 from referee.web.app import LOOPBACK_HOSTS
 from referee.web.human import HumanPlayer
-from referee.web.pages import PAGE_CSP, REPLAY_CSP, SECURITY_HEADERS, page_headers, templates
+from referee.web.pages import (
+    EVENT_STREAM_HEADERS,
+    PAGE_CSP,
+    REPLAY_CSP,
+    host_check,
+    json_response,
+    page_headers,
+    static_files,
+    templates,
+)
 from referee.web.server import ClosingServer, app_config, is_loopback
 
 __all__ = ["PlayServer", "create_play_app"]
@@ -95,40 +99,42 @@ def create_play_app(
     async def state(request: Request) -> Response:
         player = seat_of(request)
         if player is None:
-            return _json({"error": "no such table"}, 404)
-        return _json(player.table())
+            return json_response({"error": "no such table"}, 404)
+        return json_response(player.table())
 
     async def events(request: Request) -> Response:
         player = seat_of(request)
         if player is None:
-            return _json({"error": "no such table"}, 404)
+            return json_response({"error": "no such table"}, 404)
         return _table_events(request, closing, player)
 
     async def answer(request: Request) -> Response:
         player = seat_of(request)
         if player is None:
-            return _json({"error": "no such table"}, 404)
+            return json_response({"error": "no such table"}, 404)
         problem = _foreign(request)
         if problem:
-            return _json({"error": problem}, 403)
+            return json_response({"error": problem}, 403)
         body = b""
         async for chunk in request.stream():
             body += chunk
             if len(body) > MAX_ANSWER_BYTES:
-                return _json({"error": f"an answer is at most {MAX_ANSWER_BYTES} bytes"}, 413)
+                return json_response(
+                    {"error": f"an answer is at most {MAX_ANSWER_BYTES} bytes"}, 413
+                )
         try:
             data = json.loads(body)
         except (ValueError, UnicodeDecodeError):
-            return _json({"error": "an answer is a JSON object"}, 400)
+            return json_response({"error": "an answer is a JSON object"}, 400)
         if not isinstance(data, dict) or not isinstance(data.get("decision"), str):
-            return _json({"error": "an answer names its decision"}, 400)
+            return json_response({"error": "an answer names its decision"}, 400)
         values = [k for k in ("cards", "card", "moon") if k in data]
         if len(values) != 1:
-            return _json({"error": "an answer has one of cards, card or moon"}, 400)
+            return json_response({"error": "an answer has one of cards, card or moon"}, 400)
         refusal = player.answer(data["decision"], data[values[0]])
         if refusal is None:
-            return _json({"ok": True})
-        return _json(refusal.to_dict(), 409 if refusal.stale else 422)
+            return json_response({"ok": True})
+        return json_response(refusal.to_dict(), 409 if refusal.stale else 422)
 
     async def replay(request: Request) -> Response:
         player = seat_of(request)
@@ -151,7 +157,7 @@ def create_play_app(
             )
         return HTMLResponse(render_html(game), headers=page_headers(REPLAY_CSP))
 
-    static = StaticFiles(directory=str(importlib.resources.files("referee.web") / "static"))
+    static = static_files()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -160,9 +166,6 @@ def create_play_app(
         finally:
             closing.set()
 
-    middleware = []
-    if allowed_hosts is not None:
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts)))
     app = Starlette(
         routes=[
             Route("/play/{token}", table, methods=["GET"]),
@@ -172,17 +175,11 @@ def create_play_app(
             Route("/play/{token}/replay", replay, methods=["GET"]),
             Mount("/static", app=static, name="static"),
         ],
-        middleware=middleware,
+        middleware=host_check(allowed_hosts),
         lifespan=lifespan,
     )
     app.state.closing = closing
     return app
-
-
-def _json(data: Any, status: int = 200) -> Response:
-    body = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    headers = {**SECURITY_HEADERS, "Cache-Control": "no-store"}
-    return Response(body, status_code=status, media_type="application/json", headers=headers)
 
 
 def _escape(text: str) -> str:
@@ -228,8 +225,7 @@ def _table_events(request: Request, closing: threading.Event, player: HumanPlaye
                 quiet = 0.0
                 yield ": keep-alive\n\n"
 
-    headers = {**SECURITY_HEADERS, "Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-    return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+    return StreamingResponse(stream(), media_type="text/event-stream", headers=EVENT_STREAM_HEADERS)
 
 
 class PlayServer:
