@@ -58,7 +58,9 @@ def standings(
             err=True,
         )
     click.echo(render(table, fmt), nl=False)
-    if not table.complete:
+    if table.games_scheduled is None:  # a ladder's: its tables are picked as it plays
+        click.echo(f"{table.games_played} games played so far (no schedule ahead)", err=True)
+    elif not table.complete:
         click.echo(
             f"unfinished: {table.games_played} of {table.games_scheduled} games played; "
             "run the tournament command again to resume it",
