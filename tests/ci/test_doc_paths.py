@@ -11,8 +11,6 @@ import functools
 import pathlib
 import re
 
-import pytest
-
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
@@ -68,11 +66,6 @@ def _dotted_problem(name: str) -> str | None:
     return None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 24 in progress: docs/config.md names referee/tournament/schedule.py and "
-    "referee.tournament.load_standings, which have moved (the file is being edited)",
-)
 def test_docs_name_only_modules_that_exist() -> None:
     problems = []
     for doc in DOCS:
