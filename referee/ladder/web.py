@@ -44,6 +44,7 @@ import os
 import pathlib
 import tempfile
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 from urllib.parse import parse_qs, quote
@@ -254,7 +255,6 @@ class _Uploads:
         if declared is not None and (not declared.isdigit() or int(declared) > cap):
             raise _Refusal(413, f"the upload is over the limit of {cap} bytes compressed")
         bot = request.query_params.get("bot", "")
-        db = self.ladder.db
         with self.one_at_a_time(team.name):
             try:
                 sub = await run_in_threadpool(self.ladder.begin_submission, team, bot)
@@ -285,7 +285,7 @@ class _Uploads:
                     raise _Refusal(status, str(error)) from None
                 except BaseException:  # a client gone mid-body, a server error
                     with contextlib.suppress(LadderDBError):
-                        db.set_state(sub.id, "rejected", reason="the upload did not complete")
+                        self.ladder.upload_refused(sub.id, "the upload did not complete")
                     raise
             sub = await run_in_threadpool(self.ladder.upload_received, sub.id)
         log.info("submission %s: %s from team %s (%d bytes)", sub.id, sub.player, team.name, size)
@@ -407,11 +407,23 @@ def create_ladder_app(
     async def api_ladder(request: Request) -> Response:
         return _json(await run_in_threadpool(ladder_data))
 
+    seen_version: list[Any] = [0.0, None]  # when it was last read, and what it was
+    version_lock = threading.Lock()
+
     def version() -> tuple[Any, ...]:
         """Changes when a game is journaled or a submission changes state."""
         index = folder()
         states = hash(tuple((s.id, s.state) for s in db.submissions()))
         return (index.snapshot.version if index else -1, states)
+
+    def shared_version() -> tuple[Any, ...]:
+        """:func:`version` read at most twice per :data:`_EVENT_POLL_S`, however many event
+        streams are open (each would otherwise query the database)."""
+        with version_lock:
+            now = time.monotonic()
+            if seen_version[1] is None or now - seen_version[0] >= _EVENT_POLL_S / 2:
+                seen_version[:] = [now, version()]
+            return seen_version[1]
 
     def ladder_data() -> dict[str, Any]:
         from referee.ladder.pages import ladder_view
@@ -424,7 +436,7 @@ def create_ladder_app(
             seen, quiet = None, 0.0
             yield "retry: 2000\n\n"
             while not closing.is_set() and not await request.is_disconnected():
-                current = await run_in_threadpool(version)
+                current = await run_in_threadpool(shared_version)
                 if current != seen:
                     seen, quiet = current, 0.0
                     yield f"event: update\ndata: {json.dumps({'version': list(current)})}\n\n"
