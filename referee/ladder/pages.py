@@ -16,7 +16,17 @@ from referee.ladder.db import LadderDB
 from referee.safetext import shown_name
 from referee.web.index import Snapshot
 
-__all__ = ["ladder_view"]
+__all__ = ["RATING_Z", "ladder_view"]
+
+#: The rating interval shown: mu within this many sigmas (95% of a normal belief).
+RATING_Z = 1.96
+
+
+def _rating_interval(mu: Any, sigma: Any, games: Any) -> list[float] | None:
+    """The 95% interval of a rating, OpenSkill's belief about the bot (None before a game)."""
+    if not isinstance(mu, int | float) or not isinstance(sigma, int | float) or not games:
+        return None
+    return [mu - RATING_Z * sigma, mu + RATING_Z * sigma]
 
 
 def ladder_view(db: LadderDB, snapshot: Snapshot | None, *, version: Any = None) -> dict[str, Any]:
@@ -43,6 +53,7 @@ def ladder_view(db: LadderDB, snapshot: Snapshot | None, *, version: Any = None)
                 "sigma": row.get("sigma"),
                 "ordinal": row.get("ordinal"),
                 "rank_ci95": row.get("rank_ci95"),
+                "rating_ci95": _rating_interval(row.get("mu"), row.get("sigma"), row.get("games")),
                 "points_per_hand": row.get("points_per_hand"),
                 "tied": bool(row.get("rank_tied_with")),
             }
@@ -62,6 +73,7 @@ def ladder_view(db: LadderDB, snapshot: Snapshot | None, *, version: Any = None)
                     "sigma": None,
                     "ordinal": None,
                     "rank_ci95": None,
+                    "rating_ci95": None,
                     "points_per_hand": None,
                     "tied": False,
                 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from starlette.testclient import TestClient
 
 from tests.ladder.archives import entry, tar_gz
@@ -50,6 +51,8 @@ def test_the_ladder_shows_ratings_intervals_and_versions(client: TestClient, lad
     hoot = players["hoot.v1"]
     assert hoot["team"] == "owls" and hoot["games"] > 0 and hoot["sigma"] > 0
     assert hoot["rank"] is not None and hoot["rank_ci95"] is not None
+    low, high = hoot["rating_ci95"]
+    assert low < hoot["mu"] < high and high - low == pytest.approx(2 * 1.96 * hoot["sigma"])
     page = client.get("/ladder")
     assert page.status_code == 200
     assert page.headers["content-security-policy"].startswith("default-src 'none'")

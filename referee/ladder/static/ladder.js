@@ -49,6 +49,7 @@
         el("td", { class: "num" }, num(r.mu, 2)),
         el("td", { class: "num" }, num(r.sigma, 2)),
         el("td", { class: "num" }, num(r.ordinal, 2)),
+        el("td", { class: "num" }, r.rating_ci95 ? num(r.rating_ci95[0], 1) + "–" + num(r.rating_ci95[1], 1) : "–"),
         el("td", { class: "num" }, r.rank_ci95 ? r.rank_ci95[0] + "–" + r.rank_ci95[1] : "–"),
         el("td", { class: "num" }, num(r.points_per_hand, 2)),
         el("td", {}, r.state)));
