@@ -79,7 +79,7 @@ from referee.web.app import LOOPBACK_HOSTS, create_app
 from referee.web.index import Catalog, FolderIndex
 from referee.web.server import is_loopback
 
-__all__ = ["Ladder", "LadderServer", "LadderSite", "create_ladder_app", "serve"]
+__all__ = ["Ladder", "LadderServer", "LadderSite", "create_ladder_app", "serve", "warning_for"]
 
 log = logging.getLogger(__name__)
 
@@ -644,6 +644,17 @@ def _read_recorded(root: pathlib.Path, relative: str) -> str | None:
         return None
     text = data.decode("utf-8", "replace")
     return ("…\n" if size > _SHOWN_FILE_BYTES else "") + text
+
+
+def warning_for(host: str) -> str | None:
+    """What to tell the organiser before serving a ladder on ``host`` (None for loopback)."""
+    if is_loopback(host):
+        return None
+    return (
+        f"warning: serving the ladder on {host}, not loopback: anyone who can reach it reads "
+        "its pages and can try tokens; teams upload with their tokens, which plain http "
+        "carries unencrypted: put a reverse proxy with TLS in front (docs/ladder.md)"
+    )
 
 
 def _config(ladder: Ladder, host: str, port: int, *, quiet: bool = False) -> uvicorn.Config:
