@@ -54,7 +54,9 @@ from referee.schedule.build import (
     table_scheduler,
 )
 from referee.schedule.gauntlet import (
+    Gauntlet,
     GauntletGame,
+    GauntletPlayers,
     GauntletScheduler,
     make_gauntlet_schedule,
 )
@@ -63,7 +65,9 @@ from referee.schedule.round_robin import RoundRobinScheduler
 from referee.schedule.sampled import SampledScheduler, sample_tables
 
 __all__ = [
+    "Gauntlet",
     "GauntletGame",
+    "GauntletPlayers",
     "GauntletScheduler",
     "LadderScheduler",
     "RoundRobinScheduler",
