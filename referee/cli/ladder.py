@@ -34,11 +34,15 @@ def _config(path: pathlib.Path):  # type: ignore[no-untyped-def]
 
 
 def _db(path: pathlib.Path) -> LadderDB:
-    """The ladder's database (made with its folder if need be, as serve makes it)."""
-    from referee.ladder.service import Ladder, LadderError
+    """The ladder's database; a new ladder's folder is made as serve makes it."""
+    from referee.folder import Layout
+    from referee.ladder.service import DB_NAME, Ladder, LadderError
 
+    config = _config(path)
     try:
-        return Ladder(_config(path), echo=lambda text: click.echo(text, err=True)).db
+        if Layout(config.output).state.is_file():  # the ladder exists: its database alone
+            return LadderDB(config.output / DB_NAME)
+        return Ladder(config, echo=lambda text: click.echo(text, err=True)).db
     except (LadderError, LadderDBError) as error:
         raise click.ClickException(str(error)) from None
 

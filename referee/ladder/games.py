@@ -160,27 +160,35 @@ class GameLoop:
     # Playing ------------------------------------------------------------------------------------
 
     def run(self) -> None:
+        """Play until the ladder stops. A referee error in one round is logged and the loop
+        goes on after a pause (a ladder runs for days); what was journaled stays."""
         stop = self.ladder.stopping
-        try:
-            self._resume_sets()
-            while not stop.is_set():
-                self._fill()
-                with self._lock:
-                    pending = list(self._pending)
-                if not pending:
-                    stop.wait(0.5)
-                    continue
-                done, _ = concurrent.futures.wait(
-                    pending, timeout=0.5, return_when=concurrent.futures.FIRST_COMPLETED
+        self._resume_sets()
+        while not stop.is_set():
+            try:
+                self._round()
+            except Exception as error:
+                log.exception("the ladder's game loop")
+                self.ladder.echo(
+                    f"the game loop failed ({type(error).__name__}: {error}); going on in 5 s"
                 )
-                for future in done:
-                    self._finish(future)
-                self._close_idle()
-            self._wind_down()
-        except Exception:  # the loop must not die silently: the service reports it
-            log.exception("the ladder's game loop failed")
-            self.ladder.echo("the ladder's game loop failed; see the log")
-            raise
+                stop.wait(5.0)
+        self._wind_down()
+
+    def _round(self) -> None:
+        """Hand out what there is room for, then journal what finished within half a second."""
+        self._fill()
+        with self._lock:
+            pending = list(self._pending)
+        if not pending:
+            self.ladder.stopping.wait(0.5)
+            return
+        done, _ = concurrent.futures.wait(
+            pending, timeout=0.5, return_when=concurrent.futures.FIRST_COMPLETED
+        )
+        for future in done:
+            self._finish(future)
+        self._close_idle()
 
     def _resume_sets(self) -> None:
         """Finish the sets a kill cut short, when their bots are still active."""

@@ -346,15 +346,21 @@ class Ladder:
 
     def _pipeline_loop(self) -> None:
         while not self.stopping.is_set():
-            waiting = self.db.submissions(states=("received",))
-            if not waiting:
-                self._wake.wait(1.0)
-                self._wake.clear()
-                continue
-            submission = waiting[0]
-            self.echo(f"building and checking {submission.player} (team {submission.team})")
-            done = self.pipeline.process(submission)
-            self.echo(f"{done.player}: {done.state}{f' ({done.reason})' if done.reason else ''}")
+            try:
+                waiting = self.db.submissions(states=("received",))
+                if not waiting:
+                    self._wake.wait(1.0)
+                    self._wake.clear()
+                    continue
+                submission = waiting[0]
+                self.echo(f"building and checking {submission.player} (team {submission.team})")
+                done = self.pipeline.process(submission)
+                reason = f" ({done.reason})" if done.reason else ""
+                self.echo(f"{done.player}: {done.state}{reason}")
+            except Exception as error:  # the database, say: the pipeline goes on after a pause
+                log.exception("the submission pipeline")
+                self.echo(f"the submission pipeline failed ({error}); going on in 5 s")
+                self.stopping.wait(5.0)
 
     def _activated(self, submission: Submission, retired: list[Submission]) -> None:
         self._add_active(submission)
