@@ -24,9 +24,7 @@ import dataclasses
 import json
 import os
 import pathlib
-import zlib
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 from referee.engine import (
@@ -55,7 +53,6 @@ from referee.match.gamelog import (
     PlayRecord,
     RecordError,
     TrickRecord,
-    open_log,
     parse_card_list,
     parse_record,
     read_log,
@@ -65,7 +62,6 @@ __all__ = [
     "Discrepancy",
     "GameReport",
     "journal_against_log",
-    "read_records",
     "verify_entry",
     "verify_log",
 ]
@@ -140,7 +136,7 @@ def verify_log(path: str | os.PathLike[str]) -> GameReport:
     checker: _Checker | None = None
     line = 0
     try:
-        for number, record in read_records(path):
+        for number, record in read_log(path):
             line = number
             report.records += 1
             if checker is None:
@@ -660,44 +656,6 @@ def _show(value: Any) -> str:
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return " ".join(Card.parse(v).symbol() for v in value)
     return json.dumps(value)
-
-
-# Reading ------------------------------------------------------------------------
-
-
-def read_records(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
-    """:func:`~referee.match.gamelog.read_log`, with bytes that are not UTF-8 a :class:`LogError` too."""
-    line = 0
-    try:
-        for line, record in read_log(path):
-            yield line, record
-    except UnicodeDecodeError:
-        where, problem = _first_damage(path) or (line + 1, "not UTF-8 text")
-        raise LogError(path, where, f"{problem}: not a game log?") from None
-
-
-def _first_damage(path: str | os.PathLike[str]) -> tuple[int, str] | None:
-    """The first line that is not UTF-8, or not JSON, and what is wrong with it.
-
-    The decoder reads ahead of the lines, so the line it fails on is found here
-    (through :func:`~referee.match.gamelog.open_log`, which knows a compressed log).
-    """
-    try:
-        with open_log(path) as handle:
-            data = handle.read()
-    except (OSError, EOFError, zlib.error):
-        return None
-    for number, raw in enumerate(data.splitlines(), start=1):
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            return number, f"not UTF-8 text (byte {raw[error.start]:#04x})"
-        if text.strip():
-            try:
-                json.loads(text)
-            except (ValueError, RecursionError):
-                return number, "not JSON"
-    return None
 
 
 # A game's journal entry -----------------------------------------------------------

@@ -15,7 +15,6 @@ import dataclasses
 import os
 from typing import Any
 
-from referee.audit.logs import read_records
 from referee.engine import (
     Action,
     Card,
@@ -49,6 +48,7 @@ from referee.match.gamelog import (
     cards_field,
     field,
     parse_card_list,
+    read_log,
 )
 
 __all__ = [
@@ -308,7 +308,7 @@ def load_game(path: str | os.PathLike[str], *, strict: bool = True) -> Game:
     """
     builder: _Builder | None = None
     try:
-        for line, record in read_records(path):
+        for line, record in read_log(path):
             if builder is None:
                 builder = _Builder(str(path), line, record)
                 continue

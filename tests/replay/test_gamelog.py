@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import pathlib
 import re
@@ -10,9 +11,12 @@ import pytest
 
 from referee.engine import Card, PassDirection
 from referee.match.gamelog import (
+    LOG_FORMAT,
+    LOG_VERSION,
     RECORD_TYPES,
     DealRecord,
     Fault,
+    LogError,
     PlayRecord,
     RecordError,
     parse_record,
@@ -103,3 +107,20 @@ def test_the_doc_has_a_section_per_record_type() -> None:
     text = LOG_FORMAT_DOC.read_text(encoding="utf-8")
     sections = re.findall(r"^### `([a-z_]+)`", text, flags=re.MULTILINE)
     assert sections == list(RECORD_TYPES)
+
+
+@pytest.mark.parametrize("name", ["x.jsonl", "x.jsonl.gz"])
+def test_read_log_names_the_line_of_bytes_that_are_not_utf8(
+    tmp_path: pathlib.Path, name: str
+) -> None:
+    """The one reader of logs (replay and verify use it): not UTF-8 is a LogError at its line."""
+    header = json.dumps({"type": "game", "format": LOG_FORMAT, "version": LOG_VERSION})
+    data = (header + "\n" + '{"type": "deal"}\n').encode() + b'{"type": "\xff"}\n'
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    with pytest.raises(LogError) as raised:
+        list(read_log(path))
+    assert (raised.value.line, str(raised.value)) == (
+        3,
+        f"{path}:3: not UTF-8 text (byte 0xff): not a game log?",
+    )

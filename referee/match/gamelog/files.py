@@ -146,7 +146,7 @@ def read_log(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]
     record that is not a game header raises :class:`LogError` naming the line.
     A gzip-compressed log (``.jsonl.gz``) is read the same way, as it is
     decompressed; a damaged stream is a :class:`LogError` at the line it
-    reached.
+    reached, and so are bytes that are not UTF-8 (at their line).
     """
     path = pathlib.Path(path)
     try:
@@ -163,6 +163,32 @@ def read_log(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]
             raise LogError(path, number + 1, f"cannot read: {error}") from None
         cut = " (cut short?)" if isinstance(error, EOFError) else ""
         raise LogError(path, number + 1, f"a damaged compressed log{cut}: {error}") from None
+    except UnicodeDecodeError:
+        where, problem = _first_damage(path) or (number + 1, "not UTF-8 text")
+        raise LogError(path, where, f"{problem}: not a game log?") from None
+
+
+def _first_damage(path: pathlib.Path) -> tuple[int, str] | None:
+    """The first line that is not UTF-8, or not JSON, and what is wrong with it.
+
+    The decoder reads ahead of the lines, so the line it failed on is found here.
+    """
+    try:
+        with open_log(path) as handle:
+            data = handle.read()
+    except (OSError, EOFError, zlib.error):
+        return None
+    for number, raw in enumerate(data.splitlines(), start=1):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            return number, f"not UTF-8 text (byte {raw[error.start]:#04x})"
+        if text.strip():
+            try:
+                json.loads(text)
+            except (ValueError, RecursionError):
+                return number, "not JSON"
+    return None
 
 
 def _records(path: pathlib.Path, handle: IO[str]) -> Iterator[tuple[int, dict[str, Any]]]:
