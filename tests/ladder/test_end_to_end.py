@@ -187,6 +187,13 @@ def test_the_ladder_end_to_end(tmp_path: pathlib.Path) -> None:
         assert min(mu["heur.v1"], mu["heur2.v1"]) > max(mu["rnd.v1"], mu["rnd2.v1"]), mu
         assert "bad.v1" not in mu
 
+        # While it runs, the folder is read as any tournament folder's.
+        live = _run("verify", str(root), cwd=tmp_path, check=False)
+        assert live.returncode == 0, live.stdout + live.stderr
+        first = _games(root)[0]
+        replayed = _run("replay", str(root), "--game", first["game_id"], cwd=tmp_path).stdout
+        assert all(bot in replayed for bot in first["bots"]), replayed[:500]
+
         # A new version replaces the old one.
         code, out, err = (
             (p := _submit(server.url, folders["lowest"], tokens["larks"], "start")).wait(300),
