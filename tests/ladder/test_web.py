@@ -147,3 +147,22 @@ def test_a_foreign_host_header_is_refused(client: TestClient) -> None:
     # DNS rebinding: a page of another site reaching the loopback server by a name of its own.
     assert client.get("/api/ladder", headers={"Host": "evil.example"}).status_code == 400
     assert client.get("/api/ladder", headers={"Host": "127.0.0.1"}).status_code == 200
+
+
+def test_sessions_expire_and_csrf_tokens_are_bound_to_them() -> None:
+    import doctest
+
+    from referee.ladder import sessions
+
+    assert doctest.testmod(sessions).failed == 0
+    now = [1_000_000.0]
+    keys = sessions.SessionKeys(b"k" * 32, now=lambda: now[0])
+    cookie = keys.issue("owls")
+    assert keys.team_of(cookie) == "owls"
+    token = keys.csrf(cookie)
+    assert keys.csrf_ok(cookie, token)
+    assert not keys.csrf_ok(keys.issue("owls"), token)  # another session's form
+    assert not keys.csrf_ok(None, token) and not keys.csrf_ok(cookie, None)
+    assert sessions.SessionKeys(b"j" * 32).team_of(cookie) is None  # another server's key
+    now[0] += sessions.SESSION_S + 1
+    assert keys.team_of(cookie) is None
