@@ -213,3 +213,17 @@ def test_markup_in_names_is_escaped_everywhere(client: TestClient, ladder: Built
     assert "\u202e" not in data.text and "\\u202e" in data.text
     sign_in(client, ladder.tokens["owls"])
     assert "<img" not in client.get("/ladder/me").text
+
+
+def test_one_upload_at_a_time_per_team(ladder: Built) -> None:
+    from referee.ladder.web import _Refusal, _Uploads
+
+    uploads = _Uploads(ladder.site)
+    with uploads.one_at_a_time("owls"):
+        with pytest.raises(_Refusal) as refusal, uploads.one_at_a_time("owls"):
+            pass
+        assert refusal.value.status == 429 and "upload in progress" in refusal.value.message
+        with uploads.one_at_a_time("larks"):  # another team's goes on
+            pass
+    with uploads.one_at_a_time("owls"):  # and once done, the team's next
+        pass
