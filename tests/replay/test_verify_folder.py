@@ -16,8 +16,7 @@ from click.testing import CliRunner
 
 from referee.audit.folder import verify_folder
 from referee.cli import cli
-from referee.folder import seal
-from referee.folder import Layout, TournamentState
+from referee.folder import Layout, TournamentState, seal
 from tests.helpers import copy_folder
 from tests.logs import folder_logs, log_of, log_text, write_log_text
 
