@@ -23,6 +23,8 @@ Writing a journal::
 
     journal = Journal(layout.journal, key, promise_end=True)
     journal.append(RunEntry(run=1, ...))
+    entry = GameEntry.of(record, place=game.meta(), log_path=..., log_mac=mac, run=1)
+    journal.append(entry)  # journal_entry(...) is the same entry as a JSON object
 
 Reading one, strictly (the first problem raises :class:`JournalError`) or
 leniently (every problem collected, the reading goes on)::
