@@ -10,8 +10,14 @@ import secrets
 import sys
 
 import click
-from tabulate import tabulate
 
+from referee.cli.match_common import (
+    bots_of_arguments,
+    build_or_fail,
+    prepare_folder,
+    start_or_fail,
+    summary,
+)
 from referee.cli.options import (
     check_sandbox_or_fail,
     make_policies,
@@ -23,10 +29,6 @@ from referee.cli.options import (
 )
 from referee.folder import MatchLayout
 from referee.match.runner import GameRecord, GameSpec, play_game
-from referee.players import BotFault
-from referee.players.build_progress import BuildProgress
-from referee.players.builds import build_bots
-from referee.players.specs import BotSpec, BotSpecError, parse_bot
 from referee.players.supply import BotPool
 from referee.schedule import derive_seed, rotations
 from referee.stats.render import render
@@ -34,18 +36,6 @@ from referee.stats.standings import compute_standings
 
 #: The most games one ``referee match`` plays (a tournament config is the tool beyond).
 MAX_GAMES = 10_000
-
-
-def _unique_names(specs: list[BotSpec]) -> list[BotSpec]:
-    """Give repeated bots distinct names (random, random#2, ...)."""
-    seen: dict[str, int] = {}
-    out = []
-    for spec in specs:
-        seen[spec.name] = seen.get(spec.name, 0) + 1
-        if seen[spec.name] > 1:
-            spec = dataclasses.replace(spec, name=f"{spec.name}#{seen[spec.name]}")
-        out.append(spec)
-    return out
 
 
 @click.command()
@@ -126,10 +116,7 @@ def match(
         options.pop("startup_timeout_s"),  # type: ignore[arg-type]
     )
     rules = make_rules(num_players, **options)
-    try:
-        specs = _unique_names([parse_bot(b) for b in bots])
-    except BotSpecError as error:
-        raise click.BadParameter(str(error), param_hint="BOT") from None
+    specs = bots_of_arguments(bots)
     for s in specs:
         if s.command and sandbox == "bwrap" and "{port}" in s.command:
             raise click.BadParameter(
@@ -146,45 +133,9 @@ def match(
     plan = _plan(tuple(s.name for s in specs), seed, games, duplicate)
     folder = MatchLayout(out_dir)
     log_path = folder.game_log if games == 1 else folder.games
-    if folder.holds_tournament():
-        raise click.BadParameter(
-            f"{out_dir} is a tournament's folder; a match never writes into one: "
-            "choose another folder",
-            param_hint="--out",
-        )
-    for held in (folder.game_log, folder.games):
-        if held.exists() or held.is_symlink():
-            raise click.BadParameter(
-                f"{out_dir} already holds a match ({held}); a match never writes over one: "
-                "choose another folder",
-                param_hint="--out",
-            )
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise click.BadParameter(
-            f"cannot make the folder {out_dir}: {error.filename or out_dir}: {error.strerror}",
-            param_hint="--out",
-        ) from None
+    prepare_folder(folder, (folder.game_log, folder.games), "match")
     if build:
-        for spec in specs:
-            if spec.build:
-                click.echo(f"building {spec.name} ({spec.build}) ...", err=True)
-        builds = BuildProgress()
-        results = build_bots(
-            specs,
-            folder.builds,
-            sandbox=sandbox,
-            hidden=[out_dir],
-            on_progress=builds.update,
-            on_built=lambda group, _result: builds.done(group[0].name),
-        )
-        for spec in specs:
-            result = results.get(spec.name)
-            if result is not None and not result.ok:
-                raise click.ClickException(
-                    f"the build of {spec.name} failed (log: {result.log_path}):\n{result.tail}"
-                )
+        build_or_fail(specs, folder, sandbox=sandbox, show_progress=True)
     pool = BotPool(
         log_dir=folder.bots,
         time_control=time_control,
@@ -193,10 +144,7 @@ def match(
         hidden=[out_dir],
     )
     try:
-        try:
-            players = pool.start_all(specs, stand_in=False)
-        except BotFault as fault:
-            raise click.ClickException(f"a bot did not start: {fault.message}") from None
+        players = start_or_fail(pool, specs)
         click.echo(f"seed {seed}; log {log_path}", err=True)
         records = []
         for number, game in enumerate(plan, start=1):
@@ -284,41 +232,3 @@ def _progress(number: int, games: int, record: GameRecord) -> str:
     faults = sum(sum(f.values()) for f in record.faults)
     extra = f"; {faults} fault{'s' if faults != 1 else ''}" if faults else ""
     return f"game {number}/{games} {record.game_id}: {places}{extra}"
-
-
-def summary(record: GameRecord) -> str:
-    """Hand-by-hand scores, totals, placements and faults as text tables."""
-    names = list(record.bots)
-    rows = []
-    totals = [0] * len(names)
-    for number, scores in enumerate(record.hand_scores, start=1):
-        totals = [t + s for t, s in zip(totals, scores, strict=True)]
-        rows.append([number, *(f"{s:+d} = {t}" for s, t in zip(scores, totals, strict=True))])
-    lines = [tabulate(rows, headers=["hand", *names], tablefmt="simple"), ""]
-    final = []
-    for seat in sorted(range(len(names)), key=lambda s: (record.placements[s], s)):
-        faults = ", ".join(f"{k} {v}" for k, v in sorted(record.faults[seat].items())) or "-"
-        final.append(
-            [
-                record.placements[seat],
-                names[seat],
-                seat,
-                record.scores[seat],
-                record.moons[seat],
-                faults,
-                "yes" if record.forfeited[seat] else "",
-                f"{record.think_ms[seat] / max(record.decisions[seat], 1):.1f}",
-            ]
-        )
-    lines.append(
-        tabulate(
-            final,
-            headers=["place", "bot", "seat", "total", "moons", "faults", "forfeit", "ms/decision"],
-            tablefmt="simple",
-        )
-    )
-    lines.append("")
-    lines.append(
-        f"{len(record.hand_scores)} hands in {record.duration_s:.1f} s; log: {record.log_path}"
-    )
-    return "\n".join(lines)

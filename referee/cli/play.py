@@ -17,13 +17,17 @@ import threading
 
 import click
 
-from referee.cli.match import _unique_names, summary
+from referee.cli.match_common import (
+    bots_of_arguments,
+    build_or_fail,
+    prepare_folder,
+    start_or_fail,
+    summary,
+)
 from referee.cli.options import check_sandbox_or_fail
 from referee.folder import MatchLayout
 from referee.match.runner import GameSpec, play_game
-from referee.players import BotFault, Player
-from referee.players.builds import build_bots
-from referee.players.specs import BotSpecError, parse_bot
+from referee.players import Player
 from referee.players.supply import BotPool
 from referee.sandbox.bwrap import SANDBOX_KINDS
 from referee.tournament.config import ConfigError
@@ -134,10 +138,7 @@ def play(
     if think_time is not None:
         human_clock = dataclasses.replace(human_clock, move_time_ms=round(think_time * 1000))
     sandbox = sandbox or config.sandbox
-    try:
-        specs = _unique_names([parse_bot(b) for b in bots])
-    except BotSpecError as error:
-        raise click.BadParameter(str(error), param_hint="BOT") from None
+    specs = bots_of_arguments(bots)
     check_sandbox_or_fail(specs, sandbox)
     if seed is None:
         seed = config.seed if config.seed is not None else secrets.randbits(64)
@@ -151,13 +152,7 @@ def play(
             err=True,
         )
     if build:
-        results = build_bots(specs, MatchLayout(out_dir).builds, sandbox=sandbox, hidden=[out_dir])
-        for spec in specs:
-            result = results.get(spec.name)
-            if result is not None and not result.ok:
-                raise click.ClickException(
-                    f"the build of {spec.name} failed (log: {result.log_path}):\n{result.tail}"
-                )
+        build_or_fail(specs, MatchLayout(out_dir), sandbox=sandbox)
     humans = [
         HumanPlayer(s, name=HUMAN if i == 0 else f"{HUMAN}#{i + 1}")
         for i, s in enumerate(human_seats)
@@ -194,10 +189,7 @@ def play(
         hidden=[out_dir],
     )
     try:
-        try:
-            started = pool.start_all(specs, stand_in=False)
-        except BotFault as fault:
-            raise click.ClickException(f"a bot did not start: {fault.message}") from None
+        started = start_or_fail(pool, specs)
         players: list[Player] = [
             next((h for h in humans if h.seat == s), None) or started[seat_specs[s].name]
             for s in range(num_players)
@@ -235,24 +227,5 @@ def _config(path: pathlib.Path | None) -> PlayConfig:
 def _log_path(out_dir: pathlib.Path) -> pathlib.Path:
     """The game's log in ``out_dir``, made; never over a tournament's folder or a game."""
     folder = MatchLayout(out_dir)
-    log_path = folder.game_log
-    if folder.holds_tournament():
-        raise click.BadParameter(
-            f"{out_dir} is a tournament's folder; a game never writes into one: "
-            "choose another folder",
-            param_hint="--out",
-        )
-    if log_path.exists() or log_path.is_symlink():
-        raise click.BadParameter(
-            f"{out_dir} already holds a game ({log_path}); a game never writes over one: "
-            "choose another folder",
-            param_hint="--out",
-        )
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise click.BadParameter(
-            f"cannot make the folder {out_dir}: {error.filename or out_dir}: {error.strerror}",
-            param_hint="--out",
-        ) from None
-    return log_path
+    prepare_folder(folder, (folder.game_log,), "game")
+    return folder.game_log

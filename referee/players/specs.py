@@ -30,14 +30,14 @@ import os
 import pathlib
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.players.builtin import BUILTIN_BOTS
 from referee.players.launcher import PLACEHOLDERS, command_folder
 from referee.players.manifest import MANIFEST_NAME, ManifestError, load_manifest
 
-__all__ = ["BotSpec", "BotSpecError", "parse_bot", "spec_folder"]
+__all__ = ["BotSpec", "BotSpecError", "parse_bot", "spec_folder", "unique_names"]
 
 _ADDRESS = re.compile(r"^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9_.\-]+):\d{1,5}$")
 
@@ -164,3 +164,19 @@ def spec_folder(spec: BotSpec) -> pathlib.Path | None:
     except ValueError:
         return None
     return command_folder(args, spec.cwd)
+
+
+def unique_names(specs: Sequence[BotSpec]) -> list[BotSpec]:
+    """``specs`` with repeated names told apart: ``random``, ``random#2``, ``random#3``...
+
+    >>> [s.name for s in unique_names([parse_bot("random")] * 3)]
+    ['random', 'random#2', 'random#3']
+    """
+    seen: dict[str, int] = {}
+    out = []
+    for spec in specs:
+        seen[spec.name] = seen.get(spec.name, 0) + 1
+        if seen[spec.name] > 1:
+            spec = dataclasses.replace(spec, name=f"{spec.name}#{seen[spec.name]}")
+        out.append(spec)
+    return out
