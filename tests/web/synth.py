@@ -21,8 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from referee.engine import Rules
-from referee.folder import seal
-from referee.folder import Journal, Layout, TournamentState
+from referee.folder import Journal, Layout, TournamentState, seal
 from referee.match.runner import GameSpec, play_game
 from referee.players.builtin import builtin_player
 

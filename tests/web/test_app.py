@@ -11,7 +11,6 @@ import shutil
 
 import pytest
 
-from referee.folder import seal
 from referee.folder import (
     Journal,
     JournalError,
@@ -19,6 +18,7 @@ from referee.folder import (
     TournamentState,
     authenticated_journal,
     read_journal,
+    seal,
 )
 from referee.stats.standings import compute_standings
 from referee.web.index import rating_history
