@@ -52,7 +52,7 @@ from referee.tournament.config_checks import (
     policy_section,
     rules_section,
     show,
-    size_value,
+    size_limit,
     str_value,
 )
 from referee.tournament.gauntlet_config import GAUNTLET_DEAL_SETS, GauntletConfig, parse_gauntlet
@@ -440,17 +440,7 @@ def _build_limits(build: Section) -> BuildLimits:
     """``build.limits``: sizes (``2G``) or integers, each at most its maximum; 0 is no limit."""
     section = Section(build.file, build.path("limits"), build.data.get("limits"), BUILD_LIMIT_KEYS)
 
-    def size(key_path: str, value: Any) -> int:
-        number = size_value(value)
-        top = BuildLimits.maximum(key_path.rsplit(".", 1)[-1])
-        if number is None or not 0 <= number <= top:
-            raise section.error(
-                key_path,
-                f"expected an integer, 0 for no limit (or a size like 2G), at most {top}, "
-                f"got {show(value)}",
-            )
-        return number
-
+    size = size_limit(section, BuildLimits.maximum, "2G")
     given = {k: section.get(k, size, -1) for k in BUILD_LIMIT_KEYS}
     return BuildLimits(**{k: v for k, v in given.items() if v >= 0})
 
@@ -523,17 +513,7 @@ def limits_section(parent: Section, key: str, data: Any) -> dict[str, int]:
     """
     section = Section(parent.file, parent.path(key), data, LIMIT_KEYS)
 
-    def size(key_path: str, value: Any) -> int:
-        number = size_value(value)
-        top = Limits.maximum(key_path.rsplit(".", 1)[-1])
-        if number is None or not 0 <= number <= top:
-            raise section.error(
-                key_path,
-                f"expected an integer, 0 for no limit (or a size like 512M), at most {top}, "
-                f"got {show(value)}",
-            )
-        return number
-
+    size = size_limit(section, Limits.maximum, "512M")
     values = {k: section.get(k, size, -1) for k in LIMIT_KEYS if k != "ponder"}
     if "ponder" in section.data:  # a flag (referee.players.policy.Limits.ponder)
         values["ponder"] = section.get(

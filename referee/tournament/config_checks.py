@@ -46,6 +46,7 @@ __all__ = [
     "policy_section",
     "rules_section",
     "show",
+    "size_limit",
     "size_value",
     "str_value",
 ]
@@ -246,3 +247,23 @@ def size_value(value: Any) -> int | None:
         return None
     unit = (match.group(2) or "B").upper()[0]
     return int(match.group(1)) * {"B": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[unit]
+
+
+def size_limit(
+    section: Section, maximum: Callable[[str], int], example: str
+) -> Callable[[str, Any], int]:
+    """A check for a resource limit: an integer or a size such as ``example`` (``512M``),
+    0 for no limit, at most ``maximum(key)`` (the limits' class's ``maximum``)."""
+
+    def check(key_path: str, value: Any) -> int:
+        number = size_value(value)
+        top = maximum(key_path.rsplit(".", 1)[-1])
+        if number is None or not 0 <= number <= top:
+            raise section.error(
+                key_path,
+                f"expected an integer, 0 for no limit (or a size like {example}), at most {top}, "
+                f"got {show(value)}",
+            )
+        return number
+
+    return check
