@@ -14,8 +14,9 @@ keeps, per folder:
   second per few thousand games), so it runs at most once per four times
   its last duration: a 10,000-game tournament's standings move every few
   seconds while it plays, a small one's at once;
-- the slowest decisions per bot, from a scan of the game logs (each log
-  read once, in the background; the page says how far the scan is);
+- the slowest decisions per bot, from a scan of the game logs
+  (:mod:`referee.web.slowest`; each log read once, in the background; the
+  page says how far the scan is);
 - the gauntlet's sequential test: entries of the journal with an ``llr``
   (see docs/serve.md).
 
@@ -27,15 +28,12 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import heapq
-import json
 import logging
 import os
 import pathlib
 import re
 import threading
 import time
-import zlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -44,6 +42,7 @@ from referee.safetext import shown_name, shown_text
 from referee.stats.ratings import Ratings
 from referee.stats.standings import RANKING_KEYS, compute_standings
 from referee.web.journal import JournalReset, JournalTail, log_path
+from referee.web.slowest import SlowestDecisions
 
 __all__ = [
     "FILTERS",
@@ -68,8 +67,6 @@ LIVE_WINDOW_S = 120.0
 MAX_RATING_POINTS = 2000
 #: Journal lines read at once beyond which the standings wait for the next round.
 BATCH = 500
-#: Slowest decisions kept per bot.
-SLOWEST = 20
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -202,7 +199,6 @@ class _Bot:
     def __init__(self) -> None:
         self.points = collections.Counter[int]()
         self.info: dict[str, Any] = {}
-        self.slowest: list[tuple[float, str, str]] = []  # a min-heap of (ms, game, decision)
 
 
 class FolderIndex:
@@ -225,6 +221,7 @@ class FolderIndex:
         self._games: list[GameRow] = []
         self._seen: set[str] = set()
         self._bots: dict[str, _Bot] = collections.defaultdict(_Bot)
+        self._slowest = SlowestDecisions()
         self._llr: list[dict[str, Any]] = []
         self._tracker: Any = None
         self._sprt: dict[str, list[dict[str, Any]]] = {}
@@ -403,16 +400,8 @@ class FolderIndex:
         while self._scanned < len(self._games) and time.monotonic() < deadline:
             row = self._games[self._scanned]
             self._scanned += 1
-            if row.log is None:
-                continue
-            for seat, decision, ms in _decisions(self.layout.root / row.log):
-                if 0 <= seat < len(row.bots):
-                    heap = self._bots[row.bots[seat]].slowest
-                    item = (ms, row.game_id, decision)
-                    if len(heap) < SLOWEST:
-                        heapq.heappush(heap, item)
-                    elif item > heap[0]:
-                        heapq.heapreplace(heap, item)
+            if row.log is not None:
+                self._slowest.add_log(self.layout.root / row.log, row.bots, row.game_id)
         return True
 
     # Publishing ---------------------------------------------------------------------------
@@ -479,7 +468,7 @@ class FolderIndex:
                 "info": {k: shown_name(v) for k, v in data.info.items() if isinstance(k, str)},
                 "slowest": [
                     {"ms": ms, "game_id": shown_name(game), "decision": shown_name(decision)}
-                    for ms, game, decision in sorted(data.slowest, reverse=True)
+                    for ms, game, decision in self._slowest.of(bot)
                 ],
             }
         return pages
@@ -579,34 +568,6 @@ def rating_history(games: list[GameRow]) -> dict[str, list[tuple[int, float]]]:
             step = -(-len(points) // MAX_RATING_POINTS)
             history[bot] = [*points[:-1:step], points[-1]]
     return dict(history)
-
-
-_MS = re.compile(rb'"ms":')
-
-try:  # gamelog.open_log reads a log plain or gzip-compressed (a .jsonl.gz log)
-    from referee.match.gamelog import open_log as _open_log
-except ImportError:  # a referee whose logs are all plain
-
-    def _open_log(path: str | os.PathLike[str]) -> Any:
-        return open(path, "rb")
-
-
-def _decisions(path: pathlib.Path) -> Iterator[tuple[int, str, float]]:
-    """``(seat, decision id, ms)`` of every timed decision in a game log."""
-    try:
-        with _open_log(path) as handle:
-            for line in handle:
-                if not _MS.search(line):
-                    continue
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    return
-                ms, seat = record.get("ms"), record.get("seat")
-                if isinstance(ms, int | float) and isinstance(seat, int):
-                    yield seat, str(record.get("decision", "")), float(ms)
-    except (OSError, EOFError, zlib.error):
-        return
 
 
 # Filtering the game list -----------------------------------------------------------------
