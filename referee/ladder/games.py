@@ -33,7 +33,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from referee.audit.logs import verify_entry
-from referee.folder import Journal, TournamentError, journal_entry, read_journal, seal
+from referee.folder import BotEntry, Journal, TournamentError, journal_entry, read_journal, seal
 from referee.ladder.matchmaking import Matchmaker
 from referee.match.runner import GameRecord, GameSpec
 from referee.players.specs import BotSpec
@@ -331,16 +331,9 @@ class GameLoop:
         return ThreadExecutor(config.concurrency, settings)
 
     def _on_bot(self, bot: str, status: str, reason: str = "", **extra: Any) -> None:
-        entry: dict[str, Any] = {
-            "type": "bot",
-            "run": self.run_number,
-            "bot": bot,
-            "status": status,
-        }
-        if reason:
-            entry["reason"] = reason
-        entry.update(extra)
-        self.journal.append(entry)
+        self.journal.append(
+            BotEntry(run=self.run_number, bot=bot, status=status, reason=reason or None, **extra)
+        )
 
     def _finish(self, future: concurrent.futures.Future[GameRecord]) -> None:
         with self._lock:

@@ -41,6 +41,7 @@ from referee import __version__
 from referee.folder import (
     Journal,
     Layout,
+    RunEntry,
     TournamentError,
     TournamentState,
     check_journal_end,
@@ -291,17 +292,22 @@ class Ladder:
         self._games = GameLoop(self, self._journal, self._key)
         self.run_number = self._games.run_number
         assert self._state is not None
+        state = self._state
         self._journal.append(
-            {
-                "type": "run",
-                "run": self.run_number,
-                "started_at": _now(),
-                "referee_version": __version__,
-                "concurrency": self.config.concurrency,
-                "games_left": None,
-                **self._state.sealed_facts(),
-                "sealed_end": True,
-            }
+            RunEntry(
+                run=self.run_number,
+                started_at=_now(),
+                referee_version=__version__,
+                concurrency=self.config.concurrency,
+                games_left=None,  # a ladder plays on: no schedule ahead
+                name=state.name,
+                seed=state.seed,
+                config_hash=state.config_hash,
+                participants=None,
+                excluded=dict(state.excluded),
+                games_scheduled=None,
+                sealed_end=True,
+            )
         )
         waiting = self.db.recover()
         if waiting:

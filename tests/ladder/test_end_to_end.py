@@ -128,6 +128,20 @@ def _wait_games(root: pathlib.Path, count: int, server: _Server, timeout_s: floa
         time.sleep(1)
 
 
+def _wait_each(
+    root: pathlib.Path, bots: list[str], count: int, server: _Server, timeout_s: float
+) -> None:
+    """Until each of ``bots`` has ``count`` journaled games."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        played = collections.Counter(b for e in _games(root) for b in e["bots"])
+        if all(played[b] >= count for b in bots):
+            return
+        assert server.process.poll() is None, "the ladder stopped"
+        assert time.monotonic() < deadline, f"games so far: {dict(played)}"
+        time.sleep(1)
+
+
 def _states(root: pathlib.Path) -> dict[str, str]:
     db = LadderDB(root / "ladder.db")
     try:
@@ -166,11 +180,15 @@ def test_the_ladder_end_to_end(tmp_path: pathlib.Path) -> None:
             "heur2": ("wrens", "heuristic"),
             "bad": ("crows", "illegal"),
         }
-        running = {
-            name: _submit(server.url, folders[kind], tokens[team], name)
-            for name, (team, kind) in uploads.items()
-        }
-        results = {name: (p.wait(300), *p.communicate()) for name, p in running.items()}
+        # The teams upload at the same time, each team one upload at a time (the ladder
+        # takes one upload of a team at a time).
+        results: dict[str, tuple[int, str, str]] = {}
+        for wave in (("rnd", "start", "low", "rnd2"), ("heur", "heur2", "bad")):
+            running = {
+                name: _submit(server.url, folders[uploads[name][1]], tokens[uploads[name][0]], name)
+                for name in wave
+            }
+            results.update({name: (p.wait(300), *p.communicate()) for name, p in running.items()})
         for name, (code, out, err) in results.items():
             if name == "bad":
                 # Rejected, with the reason its team sees (referee submit prints it).
@@ -181,7 +199,8 @@ def test_the_ladder_end_to_end(tmp_path: pathlib.Path) -> None:
                 assert "active" in out + err, (name, out, err)
 
         # Games are played; the heuristic bots rank above the random ones.
-        _wait_games(root, 24, server, timeout_s=240)
+        six = ("rnd", "heur", "start", "low", "rnd2", "heur2")
+        _wait_each(root, [f"{name}.v1" for name in six], 12, server, timeout_s=300)
         standings = load_standings(root)
         mu = {row.bot: row.mu for row in standings.bots}
         assert min(mu["heur.v1"], mu["heur2.v1"]) > max(mu["rnd.v1"], mu["rnd2.v1"]), mu
