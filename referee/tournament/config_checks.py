@@ -11,7 +11,6 @@ the fault policy). The tournament config (:mod:`referee.tournament.config`)
 and ``referee play``'s (:mod:`referee.web.play_config`) are both read with them.
 
 >>> import pathlib
-import re
 >>> top = Section(pathlib.Path("t.yaml"), "", {"rules": {"num_players": 3}}, ("rules",))
 >>> rules_section(top).num_players
 3
