@@ -25,9 +25,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.web.test_human import MOON_SEED
 from tests.web.cdp import Browser, Page
 from tests.web.human_robot import choose, illegal_card
+from tests.web.test_human import MOON_SEED
 
 pytestmark = pytest.mark.slow
 
