@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 
 from referee.players import build_progress
-from referee.players.launcher import parent_watch_fd
+from referee.players.launcher import parent_watch_fd, remove_cgroup
 from referee.players.policy import BuildLimits
 from referee.players.specs import BotSpec
 from referee.sandbox import build_settings, buildnet, bwrap, safepath, supervisor
@@ -99,18 +99,6 @@ def build_slot(lock_dir: str | os.PathLike[str], jobs: int) -> Iterator[int]:
                 handle.close()
             return
         time.sleep(0.2)
-
-
-def _remove_build_cgroup(name: str) -> None:
-    """Kill what is left in a build's cgroup and remove it (its supervisor was killed)."""
-    found = supervisor.Cgroup.parents()
-    if not name or found is None:
-        return
-    version, parents = found
-    group = supervisor.Cgroup(version, {c: os.path.join(p, name) for c, p in parents.items()})
-    if any(os.path.isdir(f) for f in group.folders.values()):
-        group.kill_all()
-        group.remove()
 
 
 def build_bot(
@@ -235,7 +223,7 @@ def build_bot(
             reason = f"cannot run the build: {error}"
         finally:
             network.close()
-            _remove_build_cgroup(cgroup)
+            remove_cgroup(cgroup)
         if reason:
             out.write(f"\nbuild failed: {reason}\n".encode())
     text = path.read_bytes()[-3000:].decode(errors="replace")

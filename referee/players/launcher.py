@@ -62,6 +62,7 @@ __all__ = [
     "expand_command",
     "free_port",
     "parent_watch_fd",
+    "remove_cgroup",
     "stop_all",
 ]
 
@@ -655,7 +656,7 @@ class LaunchedBot(Connection):
             os.killpg(proc.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(5)
-        _remove_cgroup(self._cgroup)
+        remove_cgroup(self._cgroup)
 
     def close(self) -> None:
         """Stop the bot and everything it started."""
@@ -679,8 +680,11 @@ class LaunchedBot(Connection):
             self._home = None
 
 
-def _remove_cgroup(name: str) -> None:
-    """Remove a bot's cgroups if its supervisor could not (it was killed)."""
+def remove_cgroup(name: str) -> None:
+    """Kill what is left in the cgroups named ``name`` (a bot's, a build's) and remove them.
+
+    For when their supervisor could not (it was killed); no name, or no cgroups here: nothing.
+    """
     if not name:
         return
     found = supervisor.Cgroup.parents()
