@@ -84,3 +84,39 @@ def test_docs_name_only_modules_that_exist() -> None:
                 if problem := _dotted_problem(name.rstrip(".")):
                     problems.append(f"{doc.relative_to(ROOT)}:{number}: {name}: {problem}")
     assert not problems, "\n".join(problems)
+
+
+def _sections(text: str) -> list[tuple[str, str]]:
+    """(heading, body) for every heading of architecture.md, the body up to the next heading."""
+    parts = re.split(r"^(#{2,3} .*)$", text, flags=re.M)
+    return [(parts[i], parts[i + 1]) for i in range(1, len(parts) - 1, 2)]
+
+
+def test_architecture_names_every_package_and_module() -> None:
+    """docs/architecture.md describes every package of referee/ in a section of its own
+    (the heading names ``referee/PKG/`` or ``PKG/``) and names each of its modules there;
+    a subcommand of the CLI (a module with a click command or group) is the one exception."""
+    text = (ROOT / "docs" / "architecture.md").read_text("utf-8")
+    sections = _sections(text)
+    package = ROOT / "referee"
+    problems = []
+    for folder in sorted(p for p in package.iterdir() if (p / "__init__.py").is_file()):
+        if folder.name == "pb":
+            continue  # generated: the wire's section says so
+        body = "".join(
+            b for h, b in sections if f"`referee/{folder.name}/`" in h or f"`{folder.name}/`" in h
+        )
+        if not body:
+            problems.append(f"referee/{folder.name}/: no section names it in its heading")
+            continue
+        for module in sorted(folder.rglob("*.py")):
+            if module.name in {"__init__.py", "__main__.py"}:
+                continue
+            if folder.name == "cli" and re.search(
+                r"@click\.(command|group)", module.read_text("utf-8")
+            ):
+                continue
+            relative = module.relative_to(folder)
+            if relative.name not in body and f"{relative.parent}/" not in body:
+                problems.append(f"referee/{folder.name}/{relative}: not named in its section")
+    assert not problems, "\n".join(problems)
