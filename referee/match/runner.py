@@ -432,11 +432,13 @@ class _Game:
         state, game_id = self.state, self.spec.game_id
         count = state.rules.pass_count
         asks: dict[int, Any] = {}
-        # Passes are simultaneous: no request shows another's pass. Bots frozen between their
-        # calls are asked one at a time all the same, so that no bot runs while another
-        # thinks (a bot asked at the same moment could burn every core meanwhile).
+        # Passes are simultaneous: no request shows another's pass. Where a bot of the game is
+        # frozen between its calls (it was caught using CPU there), they are asked one at a
+        # time all the same, so that it does not run while another thinks (asked at the same
+        # moment, it could burn every core meanwhile). Bots idle between their calls are
+        # asked together: none of them takes CPU it is not asked for.
         remote = [p.player for p in self.seats if p.player.out_of_process]
-        one_by_one = bool(remote) and all(p.runs_only_when_asked for p in remote)
+        one_by_one = any(p.runs_only_when_asked for p in remote)
         for s in state.to_act():
             seat = self.seats[s]
             if seat.forfeited:

@@ -62,9 +62,9 @@ class Player(abc.ABC):
 
     #: The bot's identity from its handshake (or built-in description).
     info: BotInfo
-    #: True if the bot cannot run between its calls (a launched bot frozen in between): the
-    #: match runner then asks the simultaneous passes one seat at a time, so that no bot
-    #: runs while another thinks.
+    #: True if the bot cannot run between its calls now (a launched bot frozen in between,
+    #: once it used CPU there): the match runner then asks the simultaneous passes of its
+    #: game one seat at a time, so that it does not run while another thinks.
     runs_only_when_asked: bool = False
     #: True if the answers come from another process (a bot over gRPC): the match runner
     #: asks such players at the same time, each from a thread of its own, and calls

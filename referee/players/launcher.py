@@ -12,9 +12,11 @@ A bot that dies is restarted on a fresh socket or port, within a restart
 budget. Each start gets a socket folder of its own, removed when that start
 ends; what the bot writes there is on a tmpfs, charged to its memory cgroup.
 
-A bot runs only while it is asked (:class:`CpuMode`): its cgroup is frozen
-whenever the referee is not waiting for one of its answers, and thawed for
-each call, so that it cannot use the CPU while its opponents think. Where its
+A bot runs only while it is asked (:class:`CpuMode`): once it uses the CPU
+between its calls (:mod:`referee.sandbox.freezer` watches its cgroup's CPU
+time), its cgroup is frozen whenever the referee is not waiting for one of its
+answers, and thawed for each call, so that it cannot use the CPU while its
+opponents think; a bot idle between its calls is left running. Where its
 process serves several games at once, or the machine has no cgroup freezer,
 it gets a CPU quota instead (:func:`cpu_mode`); ``limits.ponder`` lets it run
 all the time. Every bot that was started is stopped when the referee is done
@@ -48,7 +50,7 @@ from typing import Any
 from referee.players.base import BotFault, BotInfo, FaultKind
 from referee.players.remote import BotConnection, Connection
 from referee.safetext import printable
-from referee.sandbox import bwrap, safepath, supervisor
+from referee.sandbox import bwrap, freezer, safepath, supervisor
 
 __all__ = [
     "FALLBACK_CPU_PERCENT",
@@ -284,8 +286,11 @@ class LaunchedBot(Connection):
         self._cgroup = ""
         # The freezer of the running start, and the calls in flight (frozen at zero).
         self._gate = threading.Lock()
-        self._freezer: supervisor.Freezer | None = None
+        self._freezer: freezer.Freezer | None = None
         self._asked = 0
+        #: Why the bot is frozen between its calls (it used CPU there), or '' while it is not:
+        #: once caught, every later start of it is frozen from the start.
+        self.frozen_because = ""
 
     # Life cycle ---------------------------------------------------------------
 
@@ -297,8 +302,9 @@ class LaunchedBot(Connection):
 
     @property
     def runs_only_when_asked(self) -> bool:  # type: ignore[override]
-        """True when the bot is frozen between its calls (see :class:`CpuMode`)."""
-        return self.cpu_mode == CpuMode.FREEZE
+        """True when the bot is frozen between its calls now (see :class:`CpuMode`)."""
+        found = self._freezer
+        return found is not None and found.freezing
 
     @property
     def pid(self) -> int | None:
@@ -508,16 +514,30 @@ class LaunchedBot(Connection):
     # Freezing ----------------------------------------------------------------------
 
     def _start_freezer(self) -> None:
-        """Freeze the new start until it is asked (unless a call is waiting for it already)."""
+        """Watch (or, if it was caught before, freeze) the new start until it is asked."""
         if self.cpu_mode != CpuMode.FREEZE:
             return
-        freezer = supervisor.Freezer.of(self._cgroup) if self._cgroup else None
-        if freezer is None:
+        found = None
+        if self._cgroup:
+            found = freezer.Freezer.of(self._cgroup, freezing=bool(self.frozen_because))
+        if found is None:
             log.warning("bot %s: its cgroup has no freezer; it runs between its calls", self.name)
         with self._gate:
-            self._freezer = freezer
-            if freezer is not None and self._asked == 0:
-                freezer.freeze()
+            self._freezer = found
+            if found is not None and self._asked == 0:
+                found.answered()  # frozen, or its CPU watched from now on
+
+    def _caught(self, used_ns: int, calls: int) -> None:
+        """Report a bot that used CPU between its calls: frozen between them from now on."""
+        self.frozen_because = (
+            f"it used {used_ns / 1e6:.1f} ms of CPU between its calls "
+            f"{calls - 1} and {calls} of start {self.starts}"
+        )
+        log.warning(
+            "bot %s: %s; frozen between its calls from now on", self.name, self.frozen_because
+        )
+        with contextlib.suppress(OSError), open(self.stderr_path, "a") as err:
+            err.write(f"--- referee: {self.frozen_because}; frozen between its calls from now on\n")
 
     def _stop_freezer(self) -> None:
         """Thaw for good: a frozen process cannot handle SIGTERM (nor, in cgroup v1, die)."""
@@ -529,17 +549,21 @@ class LaunchedBot(Connection):
     @contextlib.contextmanager
     def thawed(self) -> Iterator[None]:
         """The bot runs inside this block (and while any other call waits for it)."""
+        used = 0
         with self._gate:
             self._asked += 1
-            if self._asked == 1 and self._freezer is not None:
-                self._freezer.thaw()
+            found = self._freezer
+            if self._asked == 1 and found is not None:
+                used = found.asked()
+        if used:
+            self._caught(used, found.calls if found is not None else 0)
         try:
             yield
         finally:
             with self._gate:
                 self._asked -= 1
                 if self._asked == 0 and self._freezer is not None:
-                    self._freezer.freeze()
+                    self._freezer.answered()
 
     def _stderr_tail(self, lines: int = 5) -> str:
         try:

@@ -13,7 +13,7 @@ supervisor then:
   shared memory and orphans), processes and threads, and optionally CPU share
   (``cpu_percent``); every process the bot starts stays in them. They include
   a freezer (v2's ``cgroup.freeze``, v1's ``freezer.state``) through which the
-  referee stops the bot between its calls (:class:`Freezer`). Where no cgroup
+  referee stops the bot between its calls (:mod:`referee.sandbox.freezer`). Where no cgroup
   can be made, it measures the bot's descendants instead, as before;
 - forks the bot with kernel limits applied (CPU seconds per process as
   RLIMIT_CPU, open files as RLIMIT_NOFILE, optionally address space as
@@ -36,8 +36,8 @@ supervisor then:
 On SIGTERM (the referee stopping the group) it waits for the bot to exit.
 
 The referee also imports this module to ask whether cgroups can be used
-(:func:`cgroup_support`, :func:`freezer_support`) and to freeze and thaw a
-bot's cgroup (:class:`Freezer`).
+(:func:`cgroup_support`, :func:`freezer_support`) and to find a bot's cgroup
+files (:class:`Cgroup`; :mod:`referee.sandbox.freezer` freezes and thaws it).
 """
 
 from __future__ import annotations
@@ -72,6 +72,8 @@ _WATCH_EVERY = 4  # polls between two measurements of the bot
 #: The folder, inside the referee's own cgroup, that holds the bots' cgroups.
 CGROUP_PARENT = "hearts-referee"
 _CFS_PERIOD_US = 100_000
+#: What a freezer file is written to thaw a cgroup, by cgroup version.
+THAW = {2: "0", 1: "THAWED"}
 
 
 def _read(path: str) -> bytes | None:
@@ -303,7 +305,7 @@ class Cgroup:
         found = self.freezer()
         if found is not None:
             with contextlib.suppress(OSError):
-                _write(found[0], Freezer.THAW[found[1]].decode())
+                _write(found[0], THAW[found[1]])
 
     def kill_all(self) -> None:
         """SIGKILL every process in the cgroup until none is left."""
@@ -359,64 +361,6 @@ def _sweep(version: int, parents: dict[str, str]) -> None:
         for folder in set(group.folders.values()):
             with contextlib.suppress(OSError):
                 os.rmdir(folder)  # only if empty
-
-
-class Freezer:
-    """Freezes and thaws one bot's cgroup through its freezer file, kept open (cheap per call).
-
-    The referee holds one per launched bot's start: it thaws the bot for each
-    call and freezes it when the answer (or the deadline) is in, so that the
-    bot cannot use the CPU while its opponents think. Freezing is asynchronous
-    (the kernel stops the tasks as they next run); thawing takes effect at once.
-    """
-
-    #: What the freezer file is written, by cgroup version.
-    FREEZE: dict[int, bytes] = {2: b"1", 1: b"FROZEN"}  # noqa: RUF012 (constants)
-    THAW: dict[int, bytes] = {2: b"0", 1: b"THAWED"}  # noqa: RUF012
-
-    def __init__(self, path: str, version: int) -> None:
-        self.path = path
-        self.version = version
-        self._fd: int | None = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
-
-    @classmethod
-    def of(cls, name: str) -> Freezer | None:
-        """The freezer of the bot cgroup ``name`` made by a supervisor, or None if it has none."""
-        found = Cgroup.parents()
-        if found is None:
-            return None
-        version, parents = found
-        group = Cgroup(version, {c: os.path.join(p, name) for c, p in parents.items()})
-        found = group.freezer()
-        if found is None:
-            return None
-        try:
-            return cls(*found)
-        except OSError:
-            return None
-
-    def _set(self, value: bytes) -> bool:
-        if self._fd is None:
-            return False
-        try:
-            os.write(self._fd, value)
-        except OSError:
-            return False  # the cgroup is gone (the bot ended): nothing left to freeze
-        return True
-
-    def freeze(self) -> bool:
-        return self._set(self.FREEZE[self.version])
-
-    def thaw(self) -> bool:
-        return self._set(self.THAW[self.version])
-
-    def close(self) -> None:
-        """Thaw for good and let go of the file (before the bot is stopped)."""
-        self.thaw()
-        if self._fd is not None:
-            with contextlib.suppress(OSError):
-                os.close(self._fd)
-            self._fd = None
 
 
 def freezer_support() -> str:

@@ -15,8 +15,9 @@ other load of a shared machine falls on each kind alike, and the times of
 each kind are pooled (each decision's median over its runs).
 
 - Frozen (the default): the hog's cgroup is frozen whenever the referee is
-  not waiting for its answer, so its spinners only ever spin while it is
-  asked itself. The honest bots' mean and p95 decision times are within 15%
+  not waiting for its answer once it was seen to use CPU between its calls
+  (at its first call), so its spinners only ever spin while it is asked
+  itself. The honest bots' mean and p95 decision times are within 15%
   of the control's.
 - The proof that the measurement sees the attack: with ``limits.ponder:
   true`` (bots run all the time) the same hog makes the honest bots slower
@@ -285,7 +286,16 @@ def test_a_launched_bot_is_frozen_between_calls_and_thawed_for_them(
         bot.start()
         assert bot.cpu_mode == CpuMode.FREEZE
         group = cgroup_of(bot)
-        assert is_frozen(group)  # once it serves
+        # Watched, not frozen, until it is seen to use CPU between its calls ...
+        assert not bot.runs_only_when_asked and not bot.frozen_because
+        time.sleep(0.3)  # its spinners take every core meanwhile
+        handshake(bot)
+        # ... which its first call showed: frozen between its calls from then on, and said so.
+        assert bot.runs_only_when_asked
+        assert "between its calls 0 and 1 of start 1" in bot.frozen_because, bot.frozen_because
+        said = bot.stderr_path.read_text()
+        assert f"--- referee: {bot.frozen_because}; frozen between its calls from now on" in said
+        assert is_frozen(group)
         # Its spinners get nothing while it is frozen (a whole core each when it runs) ...
         assert cpu_over(group, 2.0) < 0.05
         # ... it answers all the same (thawed for the call), and is frozen again after it.
@@ -294,7 +304,8 @@ def test_a_launched_bot_is_frozen_between_calls_and_thawed_for_them(
             assert is_frozen(group, False)
             assert cpu_over(group, 2.0) > 0.2  # the spinners run while it is asked
         assert is_frozen(group)
-        # A bot that dies is restarted into a new cgroup, frozen in its turn.
+        # A bot that dies is restarted into a new cgroup, frozen from the start: once caught,
+        # it gets no second unfrozen period by crashing.
         os.kill(group.pids()[0], signal.SIGKILL)
         with pytest.raises(BotFault, match="restarted"):
             deadline = time.monotonic() + 10
@@ -302,7 +313,7 @@ def test_a_launched_bot_is_frozen_between_calls_and_thawed_for_them(
                 handshake(bot)
                 time.sleep(0.1)
         new = cgroup_of(bot)
-        assert new.folders != group.folders and is_frozen(new)
+        assert new.folders != group.folders and is_frozen(new) and bot.runs_only_when_asked
         handshake(bot)
     finally:
         bot.close()  # thawed first: a frozen bot could not handle SIGTERM

@@ -13,6 +13,10 @@ cards), so that a tournament plays the same games whichever is in a seat.
           It answers at once itself. At the end of each game it says on stderr
           how many cores' worth of CPU its spinners got since they started.
 ``idle``  the hog's neutral twin: the same answers, no spinning (the control).
+
+``--hog-after N`` (with ``hog``): a late hog, idle (the control's twin) until
+its Nth decision, which starts the spinners (the bot's calls so far looked
+innocent: a freezer that watches must catch it then).
 """
 
 from __future__ import annotations
@@ -43,20 +47,27 @@ def work(steps: int = WORK_STEPS) -> int:
 class CpuBot(Bot):
     name = "cpu"
 
-    def __init__(self, mode: str) -> None:
+    def __init__(self, mode: str, hog_after: int = 0) -> None:
         self.mode = mode
         self.spinners: list[subprocess.Popen[bytes]] = []
         self.started = time.monotonic()
-        if mode == "hog":
-            cores = os.cpu_count() or 2
-            self.spinners = [
-                subprocess.Popen([sys.executable, "-c", _SPIN]) for _ in range(cores + 1)
-            ]
-            print(f"hog: {len(self.spinners)} spinners", file=sys.stderr, flush=True)
+        self.decisions_left = hog_after
+        if mode == "hog" and not hog_after:
+            self._spin()
+
+    def _spin(self) -> None:
+        cores = os.cpu_count() or 2
+        self.spinners = [subprocess.Popen([sys.executable, "-c", _SPIN]) for _ in range(cores + 1)]
+        print(f"hog: {len(self.spinners)} spinners", file=sys.stderr, flush=True)
 
     def _think(self) -> None:
         if self.mode == "work":
             work()
+        elif self.mode == "hog" and self.decisions_left:
+            self.decisions_left -= 1
+            if not self.decisions_left:
+                self.started = time.monotonic()
+                self._spin()
 
     def pass_cards(self, request):
         self._think()
@@ -83,8 +94,9 @@ def _cpu_seconds(pid: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mode", choices=("work", "hog", "idle"), default="work")
+    parser.add_argument("--hog-after", type=int, default=0, metavar="N")
     args, rest = parser.parse_known_args()
-    serve(CpuBot(args.mode), rest)
+    serve(CpuBot(args.mode, args.hog_after), rest)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,198 @@
+"""Freezing a launched bot between its calls, once it uses the CPU there.
+
+A bot runs only while it is asked: between its calls it may not take the CPU
+its opponents need for their own decisions. Freezing every bot after every
+call does that, but costs each decision the freeze and the thaw, the wake-up
+of every thread of the bot after the thaw, and passes asked one seat at a
+time (+25% per decision, measured). Most bots are idle between their calls
+anyway, and a bot that is idle cannot steal CPU it does not use.
+
+So a :class:`Freezer` watches first and freezes only a bot that uses the CPU
+between its calls: it reads the bot cgroup's CPU time (:class:`CpuClock`,
+its file kept open and read with ``pread``: a few microseconds) when the
+bot's answer arrives and again when its next call starts. What the bot used
+in between, beyond :data:`ALLOWANCE_NS` per period (a gRPC server finishing
+its reply) and :data:`IDLE_SHARE` of a core over the period (its timers), adds
+to its excess; once the excess is above
+:data:`GRACE_NS`, the bot is frozen between its calls from then on, for
+good (its later starts too: the launcher passes ``freezing=True``). A hog
+that spins between its calls is caught at the start of the first call after
+a period in which it took more than ``GRACE_NS + ALLOWANCE_NS``, that is,
+it runs unfrozen for at most one inter-call period; a bot that keeps just
+under the allowance takes at most that allowance from each opponent's
+decision. Where the bot's CPU time cannot be read, it is frozen from the
+start, as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+
+from referee.sandbox.supervisor import UNIFIED, Cgroup
+
+__all__ = ["ALLOWANCE_NS", "GRACE_NS", "IDLE_SHARE", "CpuClock", "Freezer"]
+
+#: CPU a bot may use in each period between its calls without counting against it:
+#: what an idle gRPC server uses after its answer has been sent (finishing the reply) ...
+ALLOWANCE_NS = 1_000_000
+#: ... plus this share of a core over the period (an idle gRPC server's timers wake it:
+#: about 2 ms a second for Python's, measured), so that a long wait does not look busy.
+IDLE_SHARE = 0.02
+#: The CPU beyond the allowances after which a bot is frozen between its calls.
+GRACE_NS = 3_000_000
+
+
+class CpuClock:
+    """The CPU time of one bot cgroup so far, through its accounting file kept open."""
+
+    def __init__(self, path: str, unit_ns: int) -> None:
+        self.path = path
+        #: Nanoseconds per unit of the file (v1 ``cpuacct.usage``: 1; v2 ``usage_usec``: 1000).
+        self.unit_ns = unit_ns
+        self._fd: int | None = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+
+    @classmethod
+    def of(cls, group: Cgroup) -> CpuClock | None:
+        """The clock of ``group``: v1's ``cpuacct.usage``, else v2's ``cpu.stat``; or None."""
+        candidates = []
+        if group.version == 1 and "cpuacct" in group.folders:
+            candidates.append((os.path.join(group.folders["cpuacct"], "cpuacct.usage"), 1))
+        v2 = group.folders.get(UNIFIED) or (group.folders.get("cpu") if group.version == 2 else "")
+        if v2:
+            candidates.append((os.path.join(v2, "cpu.stat"), 1000))
+        for path, unit in candidates:
+            with contextlib.suppress(OSError):
+                clock = cls(path, unit)
+                if clock.ns() is not None:
+                    return clock
+                clock.close()
+        return None
+
+    def ns(self) -> int | None:
+        """CPU nanoseconds the cgroup's tasks used so far, or None once the cgroup is gone."""
+        if self._fd is None:
+            return None
+        try:
+            text = os.pread(self._fd, 128, 0)
+        except OSError:
+            return None
+        if self.unit_ns == 1:
+            first = text.strip()
+        else:  # cpu.stat starts with "usage_usec N"
+            key, _, rest = text.partition(b" ")
+            first = rest.partition(b"\n")[0] if key == b"usage_usec" else b""
+        return int(first) * self.unit_ns if first.isdigit() else None
+
+    def close(self) -> None:
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+            self._fd = None
+
+
+class Freezer:
+    """Freezes and thaws one bot's cgroup between its calls, once it uses CPU there.
+
+    The referee holds one per launched bot's start and calls :meth:`asked`
+    when the first call in flight to the bot starts and :meth:`answered` when
+    the last one ends (its answer or its deadline is in). Freezing is
+    asynchronous (the kernel stops the tasks as they next run); thawing takes
+    effect at once. The freezer file is kept open (cheap per call).
+    """
+
+    #: What the freezer file is written, by cgroup version.
+    FREEZE: dict[int, bytes] = {2: b"1", 1: b"FROZEN"}  # noqa: RUF012 (constants)
+    THAW: dict[int, bytes] = {2: b"0", 1: b"THAWED"}  # noqa: RUF012
+
+    def __init__(
+        self, path: str, version: int, clock: CpuClock | None = None, *, freezing: bool = False
+    ) -> None:
+        self.path = path
+        self.version = version
+        self._fd: int | None = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+        self._clock = clock
+        #: True once the bot is frozen between its calls (from the start without a clock).
+        self.freezing = freezing or clock is None
+        #: The bot's calls so far (of this start), and its CPU excess between them.
+        self.calls = 0
+        self.excess_ns = 0
+        self._idle_from: int | None = None
+        self._idle_since = 0
+
+    @classmethod
+    def of(cls, name: str, *, freezing: bool = False) -> Freezer | None:
+        """The freezer of the bot cgroup ``name`` made by a supervisor, or None if it has none.
+
+        ``freezing``: frozen between calls from the start (a bot caught before).
+        """
+        found = Cgroup.parents()
+        if found is None:
+            return None
+        version, parents = found
+        group = Cgroup(version, {c: os.path.join(p, name) for c, p in parents.items()})
+        where = group.freezer()
+        if where is None:
+            return None
+        clock = CpuClock.of(group)
+        try:
+            return cls(*where, clock, freezing=freezing)
+        except OSError:
+            if clock is not None:
+                clock.close()
+            return None
+
+    def asked(self) -> int:
+        """The bot is asked: thaw it, or measure its last period between calls.
+
+        Returns the CPU nanoseconds it used in that period if they make it frozen
+        between its calls from now on (the caller reports it), else 0.
+        """
+        self.calls += 1
+        if self.freezing:
+            self.thaw()
+            return 0
+        now = self._clock.ns() if self._clock is not None else None
+        if now is None or self._idle_from is None:
+            return 0
+        used = now - self._idle_from
+        allowed = ALLOWANCE_NS + int((time.monotonic_ns() - self._idle_since) * IDLE_SHARE)
+        self.excess_ns += max(0, used - allowed)
+        if self.excess_ns <= GRACE_NS:
+            return 0
+        self.freezing = True  # frozen when this call is answered
+        return max(used, 1)
+
+    def answered(self) -> None:
+        """The bot's answer (or its deadline) is in: freeze it, or start watching its CPU."""
+        if self.freezing:
+            self.freeze()
+        elif self._clock is not None:
+            self._idle_from = self._clock.ns()
+            self._idle_since = time.monotonic_ns()
+
+    def _set(self, value: bytes) -> bool:
+        if self._fd is None:
+            return False
+        try:
+            os.write(self._fd, value)
+        except OSError:
+            return False  # the cgroup is gone (the bot ended): nothing left to freeze
+        return True
+
+    def freeze(self) -> bool:
+        return self._set(self.FREEZE[self.version])
+
+    def thaw(self) -> bool:
+        return self._set(self.THAW[self.version])
+
+    def close(self) -> None:
+        """Thaw for good and let go of the files (before the bot is stopped)."""
+        self.thaw()
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._fd)
+            self._fd = None
+        if self._clock is not None:
+            self._clock.close()

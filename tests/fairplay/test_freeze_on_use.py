@@ -1,0 +1,124 @@
+"""Fair play III, hole 4: bots are frozen between their calls once they use the CPU there.
+
+Freezing every bot after every call cost each decision a quarter of its time;
+a bot idle between its calls cannot take CPU from its opponents, so the
+referee watches each bot's cgroup CPU time between its calls and freezes only
+a bot that used some (:mod:`referee.sandbox.freezer`). The attacks:
+
+- a late hog: innocent for its first decisions, it starts spinning on every
+  core at its 10th. It is frozen between its calls from its next call on,
+  the journal's games are charged no faults, the honest bots' decision times
+  on the same deals stay within 15% of a run with its neutral twin, and its
+  spinners got a small fraction of a core (one inter-call period unfrozen,
+  then only its own calls);
+- an idle bot is never frozen, however many calls and however long the waits.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import re
+import sys
+import time
+
+import pytest
+
+from referee.players import LaunchedBot
+from referee.players.launcher import CpuMode
+from referee.players.policy import Limits
+from referee.sandbox.freezer import CpuClock
+from tests.fairplay.test_cpu_isolation import (
+    BOT,
+    Times,
+    a_key,
+    cgroup_of,
+    faults,
+    handshake,
+    is_frozen,
+    play,
+    require_freezer,
+    times_of,
+    within,
+    write_run,
+)
+from tests.helpers import (  # noqa: F401 (launched_pids: an autouse fixture)
+    launched_pids,
+    wait_no_processes_in,
+)
+
+#: The hog's decision at which it starts spinning.
+HOG_AFTER = 10
+
+
+def test_the_cpu_clock_reads_both_cgroup_versions(tmp_path: pathlib.Path) -> None:
+    v1, v2 = tmp_path / "cpuacct.usage", tmp_path / "cpu.stat"
+    v1.write_text("123456789\n")
+    v2.write_text("usage_usec 1234\nuser_usec 1000\nsystem_usec 234\n")
+    one, two = CpuClock(str(v1), 1), CpuClock(str(v2), 1000)
+    try:
+        assert one.ns() == 123_456_789 and two.ns() == 1_234_000
+        v2.write_text("usage_usec 5678\nuser_usec 5000\n")  # read again from the open file
+        assert two.ns() == 5_678_000
+        v1.write_text("garbage\n")
+        assert one.ns() is None  # never a made-up figure
+    finally:
+        one.close()
+        two.close()
+    assert one.ns() is None
+
+
+@pytest.mark.slow
+def test_an_idle_bot_is_never_frozen(tmp_path: pathlib.Path) -> None:
+    require_freezer()
+    bot = LaunchedBot(
+        "idle",
+        [sys.executable, str(BOT), "--address", "{address}", "--mode", "idle"],
+        log_dir=tmp_path / "bots",
+        limits=Limits().to_dict(),
+        max_restarts=0,
+    )
+    try:
+        bot.start()
+        assert bot.cpu_mode == CpuMode.FREEZE
+        group = cgroup_of(bot)
+        for wait_s in (0.0, 0.001, 0.01, 0.2, 1.0) * 4:  # quick calls and long waits
+            handshake(bot)
+            time.sleep(wait_s)
+        assert not bot.frozen_because and not bot.runs_only_when_asked
+        assert is_frozen(group, False, wait_s=0)
+        assert "frozen between its calls" not in bot.stderr_path.read_text()
+    finally:
+        bot.close()
+
+
+@pytest.mark.slow
+def test_a_hog_that_starts_late_is_frozen_from_its_next_call(tmp_path: pathlib.Path) -> None:
+    require_freezer()
+    key = a_key(tmp_path)  # one key, one seed: the same deals and seats in every run
+    control, attack = Times(), Times()
+    said: list[str] = []
+    for n in range(3):  # interleaved: the machine's other load falls on both alike
+        control.merge(times_of(tmp_path / f"idle{n}", key, "idle"))
+        out = play(write_run(tmp_path / f"late{n}", key, f"hog --hog-after {HOG_AFTER}"), key)
+        assert not faults(out), faults(out)
+        attack.add(out)
+        said.extend(
+            line
+            for log in out.glob("bots/**/x.stderr.log")
+            for line in log.read_text().splitlines()
+            if line.startswith(("hog: ", "--- referee: it used"))
+        )
+    print(f"control {control}; late hog {attack}", file=sys.stderr)
+    # Innocent at first (not frozen from the start), it was caught after it began to spin ...
+    caught = [line for line in said if "frozen between its calls from now on" in line]
+    assert len(caught) == 3, said
+    for line in caught:
+        calls = re.search(r"between its calls (\d+) and (\d+)", line)
+        assert calls and int(calls[1]) >= HOG_AFTER, line
+    # ... once, in the period after the call that started its spinners: they got a small
+    # share of a core over the game (a pondering hog's get every core).
+    cores = [float(line.split()[-2]) for line in said if line.startswith("hog: spinners got ")]
+    assert cores and max(cores) < 0.5, said
+    assert control.ms.keys() == attack.ms.keys()  # the same decisions
+    assert within(attack, control), f"control {control}; late hog {attack}"
+    assert not wait_no_processes_in(tmp_path)
