@@ -17,11 +17,12 @@ two sets, every resample says so and it reports ``1..1`` and ``2..2``
 (a Bayesian bootstrap's Dirichlet weights have the same blind spot: any
 weighting of two sets that agree keeps their order). So each interval is
 also widened to contain the rank of every bot it is not *clearly separated*
-from (:func:`separated`): a paired Student's t test over the sets the two
-bots share, which needs at least :data:`MIN_SETS` of them (the fewest with
-which a bot ahead in every set is significant by a sign test, whatever the
-distribution). With few sets the intervals are honestly wide; with many,
-the test and the bootstrap agree and the widening rarely moves a bound.
+from (:func:`separated`): a Student's t test on the difference of their
+means over the sets, the sets they shared taken as pairs, which needs at
+least :data:`MIN_SETS` sets of each (the fewest with which a bot ahead in
+every set is significant by a sign test, whatever the distribution).
+With few sets the intervals are honestly wide; with many, the test and the
+bootstrap agree and the widening rarely moves a bound.
 
 Two bots whose intervals overlap cannot be told apart at that level
 (:func:`overlapping`).
@@ -139,12 +140,15 @@ def separated(
 ) -> set[tuple[str, str]]:
     """The pairs ``(better, worse)`` of ranked bots that are clearly apart, in their ranks' order.
 
-    Two bots that shared at least :data:`MIN_SETS` sets are compared by a
-    paired t test on the difference of their measures in those sets (the
-    sets share the deals, so the pairing removes the deals' luck); two that
-    shared fewer, by Welch's t test on their measures in all their sets, if
-    each has at least :data:`MIN_SETS`. A pair is apart when the test's 95%
-    interval of the difference excludes zero on the side of their ranks.
+    Two bots are compared by a t test on the difference of their means over
+    their sets (the measure the ranks come from), with the variance the sets
+    give it as independent units: the sets the two shared count as pairs
+    (they share the deals, so the pairing removes the deals' luck and keeps
+    the table's give and take). When they shared every set, this is the
+    paired t test; when none, Welch's. Each bot needs at least
+    :data:`MIN_SETS` sets, and the t quantile has the fewer bot's sets less
+    one degrees of freedom. A pair is apart when the test's 95% interval of
+    the difference excludes zero on the side of their ranks.
 
     >>> few = {("t", d): {"a": 2.0 + d, "b": 3.0 + d} for d in range(5)}
     >>> separated(few, {"a": 1, "b": 2})
@@ -162,7 +166,7 @@ def separated(
 
 
 class _Moments:
-    """Count, sum and sum of squares: a sample's mean and variance in one pass."""
+    """Count, sum and sum of squares of one bot's measures: mean and variance in one pass."""
 
     __slots__ = ("n", "squares", "total")
 
@@ -192,28 +196,34 @@ def _separated(
 ) -> set[tuple[int, int]]:
     """Both orders ``(i, j)`` of every pair of bot indices that :func:`separated` calls apart."""
     alone = [_Moments() for _ in bots]
-    paired: dict[tuple[int, int], _Moments] = collections.defaultdict(_Moments)
+    #: (i, j) -> [shared sets, sum of i's, sum of j's, sum of i's times j's] over the shared sets
+    shared: dict[tuple[int, int], list[float]] = {}
     for row in rows:
         for i, value in row:
             alone[i].add(sign * value)
         for (i, a), (j, b) in itertools.combinations(sorted(row), 2):
-            paired[i, j].add(sign * (a - b))
+            sums = shared.get((i, j))
+            if sums is None:
+                sums = shared[i, j] = [0, 0.0, 0.0, 0.0]
+            sums[0] += 1
+            sums[1] += sign * a
+            sums[2] += sign * b
+            sums[3] += a * b
     apart = set()
     for i, j in itertools.combinations(range(len(bots)), 2):
-        # mean, squared standard error and degrees of freedom of (bot i - bot j): lower is better
-        both = paired.get((i, j))
-        if both is not None and both.n >= MIN_SETS:
-            mean, se2, df = both.mean(), both.variance() / both.n, both.n - 1.0
-        elif alone[i].n >= MIN_SETS and alone[j].n >= MIN_SETS:
-            vi, vj = alone[i].variance() / alone[i].n, alone[j].variance() / alone[j].n
-            mean, se2 = alone[i].mean() - alone[j].mean(), vi + vj
-            terms = vi * vi / (alone[i].n - 1) + vj * vj / (alone[j].n - 1)
-            df = se2 * se2 / terms if terms else alone[i].n + alone[j].n - 2.0
-        else:
+        mi, mj = alone[i], alone[j]
+        if min(mi.n, mj.n) < MIN_SETS:
             continue
-        half = t_quantile_975(max(1, math.floor(df))) * math.sqrt(se2)
-        i_ahead = ranks[bots[i]] < ranks[bots[j]]
-        if (mean < -half) if i_ahead else (mean > half):
+        mean_i, mean_j = mi.mean(), mj.mean()
+        se2 = mi.variance() / mi.n + mj.variance() / mj.n
+        both = shared.get((i, j))
+        if both is not None:  # the shared sets' covariance of the two means
+            n, sum_i, sum_j, products = both
+            co = products - mean_j * sum_i - mean_i * sum_j + n * mean_i * mean_j
+            se2 -= 2 * co / (mi.n * mj.n) * (n / (n - 1) if n > 1 else 1.0)
+        half = t_quantile_975(min(mi.n, mj.n) - 1) * math.sqrt(max(0.0, se2))
+        mean = mean_i - mean_j  # lower is better (the signs are flipped for "higher")
+        if (mean < -half) if ranks[bots[i]] < ranks[bots[j]] else (mean > half):
             apart.update({(i, j), (j, i)})
     return apart
 

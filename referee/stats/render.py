@@ -48,7 +48,7 @@ def _faults_text(faults: Mapping[str, int]) -> str:
 LEGEND = (
     "pts/hand: points per hand (lower is better) with its 95% CI over the duplicate sets; "
     "rank 95%: the rank's bootstrap interval, widened to every bot it is not clearly "
-    "separated from (a paired t test over at least 6 duplicate sets); "
+    "separated from (a t test over at least 6 duplicate sets each); "
     "mu, sigma: the OpenSkill (Plackett-Luce) rating and its uncertainty; "
     "ordinal = mu - 3 sigma, a conservative rating"
 )

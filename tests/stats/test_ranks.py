@@ -143,3 +143,23 @@ def test_the_standings_of_two_identical_bots_over_two_sets_say_they_cannot_be_to
 
 def test_the_module_examples() -> None:
     assert doctest.testmod(ranks_module).failed == 0
+
+
+def test_a_large_sampled_tournament_keeps_informative_intervals() -> None:
+    """40 bots at random tables of 4 over 2,000 sets: a pair shares about 15 sets, each bot
+    has about 200; the test uses them all, so bots a point per hand apart are told apart."""
+    rng = random.Random(8)
+    bots = [f"b{i:02d}" for i in range(40)]
+    sets = {}
+    for d in range(2000):
+        deal = rng.uniform(0, 10)
+        sets["t", d] = {b: deal + int(b[1:]) * 0.5 + rng.gauss(0, 3) for b in rng.sample(bots, 4)}
+    ranks = ranked(sets)
+    apart = separated(sets, ranks)
+    means = {b: sum(r[b] for r in sets.values() if b in r) for b in bots}
+    counts = {b: sum(b in r for r in sets.values()) for b in bots}
+    means = {b: means[b] / counts[b] for b in bots}
+    for a in bots:
+        for b in bots:
+            if means[a] + 1.0 < means[b]:
+                assert (a, b) in apart, (a, b, means[a], means[b])
