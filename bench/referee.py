@@ -14,12 +14,16 @@ What it measures, in one run, interleaved game by game:
   what the referee adds per decision over a raw round trip to the same stack
   (game wall time per decision minus the echo; at most 0.10 ms).
 - **sandboxed, pondering** (``limits.ponder: true``): the sandboxed games
-  again with bots that are never frozen. The other two modes freeze each
-  bot between its calls (the default, where the machine has a cgroup
-  freezer); the fourth figure is what freezing costs per decision, frozen
-  against pondering, game by game (at most 3%), in percent and in ms: it
-  includes the thaw before each call (which wakes every thread of the bot),
-  the freeze after it, and the passes asked one seat at a time.
+  again with bots that are never frozen. The other two modes are the
+  default, where the machine has a cgroup freezer: each bot's CPU time is
+  read when its answer arrives and when its next call starts, and a bot
+  that used CPU in between is frozen between its calls from then on
+  (referee.sandbox.freezer); the fourth figure is what that costs per
+  decision, watched against pondering, game by game (at most 3%), in percent
+  and in ms, with the bots that got frozen (the sample bots are idle between
+  their calls: none should be). A frozen bot's calls add the thaw before
+  each call (which wakes every thread of the bot), the freeze after it, and
+  its game's passes asked one seat at a time.
 
 The rest describes one mode's figures:
 
@@ -288,6 +292,15 @@ class Mode:
     def median(self, key: str) -> float:
         return statistics.median(g[key] for g in self.games)
 
+    def frozen(self) -> list[str]:
+        """The referee's lines, in its bots' stderr logs, that say a bot is frozen from then on."""
+        return [
+            line
+            for log in sorted((self.tmp / "bots").glob("**/*.stderr.log"))
+            for line in log.read_text(errors="replace").splitlines()
+            if line.startswith("--- referee:") and "frozen between its calls" in line
+        ]
+
     def close(self) -> None:
         self.pool.close()
         for e in [self.echo, *self.echoes]:
@@ -342,7 +355,7 @@ def main() -> None:
 
     decisions = sum(g["decisions"] for m in modes.values() for g in m.games)
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    frozen = freezer_support() or "bots frozen between their calls (the default)"
+    frozen = freezer_support() or "bots frozen between their calls once they use CPU there"
     print(
         f"grpcio {grpc.__version__}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
         f"{args.games} games per mode, {decisions} decisions, bots {args.bots}; "
@@ -403,12 +416,15 @@ def main() -> None:
             f"[<= 0.10 ms: {'met' if adds[sandbox] <= 0.10 else 'NOT met'}]"
         )
     added_ms = boxed.median("per_decision") - pondering.median("per_decision")
+    caught = boxed.frozen()
     print(
-        f"  freezing per decision (frozen vs pondering, sandboxed): {freezing:+.1%} "
+        f"  freezing per decision (default vs pondering, sandboxed): {freezing:+.1%} "
         f"({added_ms:+.3f} ms; games {min(freezing_paired):+.1%}..{max(freezing_paired):+.1%}; "
-        "frozen bots' passes are asked one at a time) "
+        f"bots frozen: {len(caught)} of 4, for CPU used between their calls) "
         f"[<= +3%: {'met' if freezing <= 0.03 else 'NOT met'}]"
     )
+    for line in caught:
+        print(f"    {line}")
 
 
 if __name__ == "__main__":
