@@ -72,20 +72,14 @@ def serve(config_path: pathlib.Path, host: str, port: int) -> None:
         service = Ladder(config, echo=lambda text: click.echo(text, err=True))
     except (LadderError, LadderDBError) as error:
         raise click.ClickException(str(error)) from None
-    try:
-        from referee.ladder import web
-    except ImportError:  # the pages are not installed: the service runs without them
-        web = None  # type: ignore[assignment]
-    if web is None or not hasattr(web, "serve"):
-        click.echo(f"ladder {config.name}: {config.output} (no pages; Ctrl-C stops)", err=True)
-        service.serve_forever()
-        return
-    from referee.web.server import bind_problem, warning_for
+    from referee.ladder import web
+    from referee.web.server import bind_problem
 
     problem = bind_problem(host, port)
     if problem:
         raise click.ClickException(problem)
-    warning = warning_for(host)
+    # The ladder's own warning: referee serve's says nothing can be changed, but teams upload here.
+    warning = web.warning_for(host)
     if warning:
         click.secho(warning, fg="yellow", err=True)
     shown = f"[{host}]" if ":" in host else host

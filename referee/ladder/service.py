@@ -333,23 +333,6 @@ class Ladder:
             self._journal.close()
         self.db.close()
 
-    def serve_forever(self, wait: Callable[[], None] | None = None) -> None:
-        """Start, wait (by default until SIGINT or SIGTERM), stop."""
-        import signal
-
-        self.start()
-        try:
-            if wait is not None:
-                wait()
-            else:
-                stop = threading.Event()
-                for sig in (signal.SIGINT, signal.SIGTERM):
-                    signal.signal(sig, lambda *_: stop.set())
-                while not stop.wait(0.5) and not self.stopping.is_set():
-                    pass
-        finally:
-            self.stop()
-
     def _pipeline_loop(self) -> None:
         while not self.stopping.is_set():
             try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pathlib
 
+import pytest
 from click.testing import CliRunner
 
 from referee.cli import cli
@@ -63,3 +64,21 @@ def test_a_folder_that_holds_no_ladder_is_refused(tmp_path: pathlib.Path) -> Non
     (tmp_path / "out" / "notes.txt").write_text("mine")
     code, _, err = _run("ladder", "team", "add", str(_config(tmp_path)), "owls")
     assert code == 1 and "holds no ladder" in err
+
+
+def test_serve_beyond_loopback_warns_that_teams_upload(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not referee serve's warning ("nothing can be changed"): a ladder takes uploads."""
+    from referee.ladder import service, web
+
+    served: list[str] = []
+    monkeypatch.setattr(service.Ladder, "start", lambda self: None)
+    monkeypatch.setattr(service.Ladder, "stop", lambda self: None)
+    monkeypatch.setattr(web, "serve", lambda ladder, host, port: served.append(host))
+    monkeypatch.setattr("referee.web.server.bind_problem", lambda host, port: None)
+    code, _, err = _run("ladder", "serve", str(_config(tmp_path)), "--host", "0.0.0.0")
+    assert code == 0 and served == ["0.0.0.0"]
+    assert "teams upload with their tokens" in err and "nothing can be changed" not in err
+    code, _, err = _run("ladder", "serve", str(_config(tmp_path)), "--host", "127.0.0.1")
+    assert code == 0 and "warning" not in err
