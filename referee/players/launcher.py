@@ -98,6 +98,14 @@ _warned: set[str] = set()
 #: one core, so that a bot spinning on every core leaves the others the rest of the machine.
 FALLBACK_CPU_PERCENT = 100
 
+#: How long a new start runs, thawed, before its first call is sent. A start is frozen
+#: right after its handshake, and a gRPC C-core server frozen while a thread still works
+#: on that answer keeps the clock it read then: its first call after a long freeze (the
+#: tablemates starting on a loaded machine) got a deadline already past and failed with
+#: DEADLINE_EXCEEDED in milliseconds (the C++ kit, 1 in ~100 starts at load 20; none in
+#: 512 starts with this pause). Thawed, those threads finish and read the clock anew.
+FIRST_CALL_SETTLE_S = 0.05
+
 
 class CpuMode(enum.StrEnum):
     """How a launched bot is kept from taking CPU its opponents need."""
@@ -287,6 +295,8 @@ class LaunchedBot(Connection):
         # The freezer of the running start, and the calls in flight (frozen at zero).
         self._gate = threading.Lock()
         self._freezer: freezer.Freezer | None = None
+        # The start whose first call has had its FIRST_CALL_SETTLE_S.
+        self._settled_generation = 0
         self._asked = 0
         #: Why the bot is frozen between its calls (it used CPU there), or '' while it is not:
         #: once caught, every later start of it is frozen from the start.
@@ -637,6 +647,9 @@ class LaunchedBot(Connection):
         if proc.poll() is not None:
             raise self._handle_death(generation)
         with self.thawed():
+            if self._settled_generation != generation:  # the first call of this start
+                self._settled_generation = generation
+                time.sleep(FIRST_CALL_SETTLE_S)
             return self._call(conn, generation, proc, rpc, request, timeout_s)
 
     def _call(
