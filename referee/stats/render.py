@@ -175,9 +175,12 @@ def _h2h_rows(standings: Standings) -> tuple[list[str], list[list[str]]]:
 
 def _title(standings: Standings) -> str:
     played = standings.games_played
-    scheduled = "?" if standings.games_scheduled is None else standings.games_scheduled
-    state = "" if standings.complete else " (incomplete)"
     name = f"{shown_name(standings.name)}: " if standings.name else ""
+    if standings.games_scheduled is None:
+        # No schedule (a ladder plays on): "of ?" and "incomplete" would say an end is missing.
+        return f"{name}{played} games played so far; ranked by {standings.ranking}"
+    state = "" if standings.complete else " (incomplete)"
+    scheduled = standings.games_scheduled
     return f"{name}{played} of {scheduled} games{state}; ranked by {standings.ranking}"
 
 
