@@ -557,6 +557,9 @@ def _check_standings(
             Discrepancy(path=str(path), line=0, message=f"cannot recompute the standings: {error}")
         )
         return
+    saved, fresh, older = _as_of_version(saved, fresh)
+    if older:
+        report.notes.append(older)
     difference = _first_difference(saved, fresh)
     if difference:
         report.problems.append(
@@ -567,6 +570,39 @@ def _check_standings(
             )
         )
     report.standings_checked = str(path)
+
+
+def _as_of_version(
+    saved: dict[str, Any], fresh: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any], str | None]:
+    """Saved and recomputed standings made comparable when the saved file is an older version.
+
+    A folder written by an older referee keeps its standings file: the figures
+    whose method has changed since (:data:`~referee.stats.standings.CHANGED_SINCE`)
+    are left out of both sides, with a note; every other figure is rechecked.
+    """
+    from referee.stats import standings
+
+    version = saved.get("version")
+    if not isinstance(version, int) or version >= standings.STANDINGS_VERSION:
+        return saved, fresh, None  # the current version (or a damaged one: the diff says so)
+    left_out = sorted(
+        {field for v, fields in standings.CHANGED_SINCE.items() if v >= version for field in fields}
+    )
+
+    def without(data: dict[str, Any]) -> dict[str, Any]:
+        rows = [
+            {k: v for k, v in row.items() if k not in left_out} if isinstance(row, dict) else row
+            for row in data.get("bots", [])
+        ]
+        return {**data, "version": version, "bots": rows}
+
+    note = (
+        f"{STANDINGS_JSON_NAME} is standings version {version} (this referee writes "
+        f"{standings.STANDINGS_VERSION}): {', '.join(left_out)} not rechecked, computed "
+        "by an older method"
+    )
+    return without(saved), without(fresh), note
 
 
 def _recompute_standings(

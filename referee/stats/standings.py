@@ -52,6 +52,7 @@ from referee.stats.ranks import overlapping, rank_intervals
 from referee.stats.ratings import Rating, Ratings
 
 __all__ = [
+    "CHANGED_SINCE",
     "RANKING_KEYS",
     "STANDINGS_FORMAT",
     "STANDINGS_VERSION",
@@ -65,7 +66,12 @@ __all__ = [
 
 #: ``format`` and ``version`` of the JSON standings (a versioned contract).
 STANDINGS_FORMAT = "hearts-referee/standings"
-STANDINGS_VERSION = 1
+#: 2: rank intervals are widened to every bot a paired t test does not separate
+#: (:mod:`referee.stats.ranks`); version 1's came from the bootstrap alone.
+STANDINGS_VERSION = 2
+#: The fields whose method changed from one version to the next: what an older file's
+#: recheck leaves out (its other figures are computed as they were).
+CHANGED_SINCE: dict[int, tuple[str, ...]] = {1: ("rank_ci95", "rank_tied_with")}
 RANKING_KEYS = ("points", "ordinal", "wins", "placement")
 #: Bot statuses: played normally, never started (stood in), or left out after a failed build.
 OK, DID_NOT_START, BUILD_FAILED = "ok", "did_not_start", "build_failed"

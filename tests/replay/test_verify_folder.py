@@ -319,3 +319,31 @@ def test_verify_shows_progress_on_stderr(folder: pathlib.Path) -> None:
     assert "games 4/4" not in result.stdout
     quiet = CliRunner().invoke(cli, ["verify", "-q", str(folder)])
     assert quiet.exit_code == 0 and quiet.output == ""
+
+
+def test_older_standings_versions_still_verify(folder: pathlib.Path) -> None:
+    """A folder written before the rank intervals changed (standings version 1) still passes:
+    its rank intervals come from an older method and are left out, with a note; every other
+    figure is still rechecked."""
+    path = folder / "standings.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["version"] = 1
+    data["bots"][0]["rank_ci95"] = [1, 1]
+    data["bots"][0]["rank_tied_with"] = []
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    report = verify_folder(folder)
+    assert report.problems == []
+    assert any("standings version 1" in note and "rank_ci95" in note for note in report.notes)
+    data["bots"][0]["wins"] += 1
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    problems = verify_folder(folder).problems
+    assert len(problems) == 1 and "bots[0].wins is" in problems[0].message
+
+
+def test_rank_intervals_of_the_current_version_are_rechecked(folder: pathlib.Path) -> None:
+    path = folder / "standings.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["bots"][0]["rank_ci95"] = [9, 9]
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    problems = verify_folder(folder).problems
+    assert len(problems) == 1 and "rank_ci95" in problems[0].message
