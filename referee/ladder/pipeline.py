@@ -32,13 +32,27 @@ from referee.players.builds import build_bot
 from referee.players.specs import BotSpec, BotSpecError, parse_bot
 from referee.safetext import shown_text
 
-__all__ = ["CHECK_REPORT", "CHECK_TEXT", "Pipeline", "submission_spec"]
+__all__ = [
+    "CHECK_REPORT",
+    "CHECK_TEXT",
+    "SUBMISSIONS_NAME",
+    "Pipeline",
+    "submission_folder",
+    "submission_spec",
+]
 
 log = logging.getLogger(__name__)
 
 #: The check report's file names in a submission's ``builds/<id>/`` folder.
 CHECK_REPORT = "check.json"
 CHECK_TEXT = "check.txt"
+#: The folder of the ladder's folder that holds each submission's files, ``<id>/``.
+SUBMISSIONS_NAME = "submissions"
+
+
+def submission_folder(root: pathlib.Path, submission_id: int) -> pathlib.Path:
+    """Where submission ``submission_id``'s files are unpacked in the ladder folder ``root``."""
+    return root / SUBMISSIONS_NAME / str(submission_id)
 
 
 def submission_spec(config: LadderConfig, folder: pathlib.Path, player: str) -> BotSpec:
@@ -77,7 +91,7 @@ class Pipeline:
         self.on_active = on_active
 
     def folder(self, submission_id: int) -> pathlib.Path:
-        return self.root / "submissions" / str(submission_id)
+        return submission_folder(self.root, submission_id)
 
     def work_dir(self, submission_id: int) -> pathlib.Path:
         return self.root / BUILDS_NAME / str(submission_id)

@@ -18,7 +18,7 @@ interface:
 submission pipeline (:mod:`referee.ladder.pipeline`) and the games
 (:class:`~referee.ladder.games.GameLoop`). The folder is an ordinary
 tournament folder (journal, game logs, key, ``tournament.json``) whose saved
-config is marked as a ladder's (:mod:`referee.ladder.schedule`), so
+config is marked as a ladder's (:mod:`referee.schedule.ladder`), so
 ``referee standings``, ``verify``, ``replay`` and ``serve`` read it while it
 runs. A kill at any moment loses nothing: the journal is appended and
 fsynced game by game (the ratings are the journal's), and the database
@@ -55,11 +55,11 @@ from referee.ladder.db import (
     Submission,
     Team,
 )
-from referee.ladder.pipeline import Pipeline, submission_spec
+from referee.ladder.pipeline import SUBMISSIONS_NAME, Pipeline, submission_folder, submission_spec
 from referee.ladder.unpack import UnpackLimits
 from referee.players.specs import BotSpec, BotSpecError
 
-__all__ = ["DB_NAME", "Ladder", "LadderError", "NotYours"]
+__all__ = ["DB_NAME", "Ladder", "LadderError", "NotYours", "UploadDesk"]
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +77,65 @@ class NotYours(LadderError):
     """A team asked for another team's submission files."""
 
 
-class Ladder:
+class UploadDesk:
+    """The web's side of uploads: a token to a team, a new submission, its folder, its
+    upload received or refused. :class:`Ladder` is one; so is
+    :class:`~referee.ladder.web.LadderSite`, the web without the service's threads
+    (its tests), so that both take uploads by the same code."""
+
+    config: LadderConfig
+    db: LadderDB
+    layout: Layout
+
+    def _received(self) -> None:
+        """Called once an upload is received (the pipeline may take it)."""
+
+    def authenticate(self, token: str | None, client: str) -> Team:
+        """The team of ``token``; :class:`~referee.ladder.db.AuthError` for no, a wrong or a
+        revoked token, :class:`~referee.ladder.db.RateLimited` after too many failures from
+        ``client`` (an address)."""
+        return self.db.authenticate(token, client=client)
+
+    def unpack_limits(self) -> UnpackLimits:
+        """The limits an upload is unpacked under (``submissions`` of LADDER.yaml)."""
+        s = self.config.submissions
+        return UnpackLimits(
+            compressed_bytes=s.max_upload_bytes,
+            unpacked_bytes=s.max_unpacked_bytes,
+            files=s.max_files,
+            ratio=float(s.max_ratio),
+        )
+
+    def begin_submission(self, team: Team, bot: str) -> Submission:
+        """A new version of ``team``'s bot ``bot``, state ``uploading``; its folder
+        (:meth:`submission_folder`) does not exist yet (the unpacking makes it).
+
+        Refused with :class:`~referee.ladder.db.NameRefused` (a bad name, another team's
+        bot), :class:`~referee.ladder.db.AuthError` (a revoked team) or
+        :class:`~referee.ladder.db.RateLimited` (``submissions.per_team_per_hour``).
+        """
+        submission = self.db.new_submission(
+            team, bot, per_hour=self.config.submissions.per_team_per_hour
+        )
+        (self.layout.root / SUBMISSIONS_NAME).mkdir(exist_ok=True)
+        return submission
+
+    def submission_folder(self, submission_id: int) -> pathlib.Path:
+        """Where a submission's files are unpacked: ``submissions/<id>/`` of the folder."""
+        return submission_folder(self.layout.root, submission_id)
+
+    def upload_received(self, submission_id: int) -> Submission:
+        """The upload is unpacked: the pipeline takes it (received, then building ...)."""
+        submission = self.db.set_state(submission_id, "received", expect=("uploading",))
+        self._received()
+        return submission
+
+    def upload_refused(self, submission_id: int, reason: str) -> Submission:
+        """The upload could not be unpacked: rejected with ``reason`` (the submitter's)."""
+        return self.db.set_state(submission_id, "rejected", reason=reason, expect=("uploading",))
+
+
+class Ladder(UploadDesk):
     """The ladder of a config: its folder, database and (once started) its service."""
 
     def __init__(self, config: LadderConfig, *, echo: Echo | None = None) -> None:
@@ -180,51 +238,10 @@ class Ladder:
         shown to it all the same) and the config."""
         return [self.layout.root, self.config.path]
 
-    # The web's interface -------------------------------------------------------------------------
+    # The web's interface (beyond UploadDesk's) -------------------------------------------------
 
-    def authenticate(self, token: str | None, client: str) -> Team:
-        """The team of ``token``; :class:`~referee.ladder.db.AuthError` for no, a wrong or a
-        revoked token, :class:`~referee.ladder.db.RateLimited` after too many failures from
-        ``client`` (an address)."""
-        return self.db.authenticate(token, client=client)
-
-    def unpack_limits(self) -> UnpackLimits:
-        """The limits an upload is unpacked under (``submissions`` of LADDER.yaml)."""
-        s = self.config.submissions
-        return UnpackLimits(
-            compressed_bytes=s.max_upload_bytes,
-            unpacked_bytes=s.max_unpacked_bytes,
-            files=s.max_files,
-            ratio=float(s.max_ratio),
-        )
-
-    def begin_submission(self, team: Team, bot: str) -> Submission:
-        """A new version of ``team``'s bot ``bot``, state ``uploading``; its folder
-        (:meth:`submission_folder`) does not exist yet (the unpacking makes it).
-
-        Refused with :class:`~referee.ladder.db.NameRefused` (a bad name, another team's
-        bot), :class:`~referee.ladder.db.AuthError` (a revoked team) or
-        :class:`~referee.ladder.db.RateLimited` (``submissions.per_team_per_hour``).
-        """
-        submission = self.db.new_submission(
-            team, bot, per_hour=self.config.submissions.per_team_per_hour
-        )
-        (self.layout.root / "submissions").mkdir(exist_ok=True)
-        return submission
-
-    def submission_folder(self, submission_id: int) -> pathlib.Path:
-        """Where a submission's files are unpacked: ``submissions/<id>/`` of the folder."""
-        return self.pipeline.folder(submission_id)
-
-    def upload_received(self, submission_id: int) -> Submission:
-        """The upload is unpacked: the pipeline takes it (received, then building ...)."""
-        submission = self.db.set_state(submission_id, "received", expect=("uploading",))
-        self._wake.set()
-        return submission
-
-    def upload_refused(self, submission_id: int, reason: str) -> Submission:
-        """The upload could not be unpacked: rejected with ``reason`` (the submitter's)."""
-        return self.db.set_state(submission_id, "rejected", reason=reason, expect=("uploading",))
+    def _received(self) -> None:
+        self._wake.set()  # the pipeline takes the upload now, not at its next poll
 
     def submission(self, submission_id: int) -> Submission:
         """One submission (:class:`~referee.ladder.db.LadderDBError` when there is none)."""

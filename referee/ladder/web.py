@@ -71,6 +71,7 @@ from referee.ladder.db import (
     Submission,
     Team,
 )
+from referee.ladder.service import UploadDesk
 from referee.ladder.sessions import COOKIE, PRE_COOKIE, SESSION_S, SessionKeys
 from referee.ladder.unpack import ARCHIVE_TYPE, UnpackLimits, UploadRefused, unpack
 from referee.safetext import shown_name, shown_text
@@ -129,8 +130,9 @@ class Ladder(Protocol):
 
 
 @dataclasses.dataclass
-class LadderSite:
-    """A :class:`Ladder` made of its parts, without the service's threads (the web's tests)."""
+class LadderSite(UploadDesk):
+    """A :class:`Ladder` made of its parts, without the service's threads (the web's tests);
+    it takes uploads by :class:`~referee.ladder.service.UploadDesk`'s code, as the service."""
 
     root: pathlib.Path
     db: LadderDB
@@ -141,34 +143,9 @@ class LadderSite:
     def layout(self) -> Layout:
         return Layout(self.root)
 
-    def authenticate(self, token: str | None, client: str) -> Team:
-        return self.db.authenticate(token, client=client)
-
-    def unpack_limits(self) -> UnpackLimits:
-        s = self.config.submissions
-        return UnpackLimits(
-            compressed_bytes=s.max_upload_bytes,
-            unpacked_bytes=s.max_unpacked_bytes,
-            files=s.max_files,
-            ratio=float(s.max_ratio),
-        )
-
-    def begin_submission(self, team: Team, bot: str) -> Submission:
-        sub = self.db.new_submission(team, bot, per_hour=self.config.submissions.per_team_per_hour)
-        (self.root / "submissions").mkdir(exist_ok=True)
-        return sub
-
-    def submission_folder(self, submission_id: int) -> pathlib.Path:
-        return self.root / "submissions" / str(submission_id)
-
-    def upload_received(self, submission_id: int) -> Submission:
-        sub = self.db.set_state(submission_id, "received", expect=("uploading",))
+    def _received(self) -> None:
         if self.on_received is not None:
             self.on_received()
-        return sub
-
-    def upload_refused(self, submission_id: int, reason: str) -> Submission:
-        return self.db.set_state(submission_id, "rejected", reason=reason, expect=("uploading",))
 
 
 class _Refusal(Exception):
