@@ -78,7 +78,7 @@ from referee.safetext import shown_name, shown_text
 from referee.sandbox import safepath
 from referee.web.app import LOOPBACK_HOSTS, create_app
 from referee.web.index import Catalog, FolderIndex
-from referee.web.server import is_loopback
+from referee.web.server import app_config, is_loopback
 
 __all__ = ["Ladder", "LadderServer", "LadderSite", "create_ladder_app", "serve", "warning_for"]
 
@@ -635,20 +635,12 @@ def warning_for(host: str) -> str | None:
 
 
 def _config(ladder: Ladder, host: str, port: int, *, quiet: bool = False) -> uvicorn.Config:
+    """uvicorn settings for the ladder: referee serve's (:func:`.app_config`), bigger h11 events."""
     app = create_ladder_app(ladder, allowed_hosts=LOOPBACK_HOSTS if is_loopback(host) else None)
-    return uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        log_level="warning" if quiet else "info",
-        access_log=not quiet,
-        lifespan="on",
-        timeout_graceful_shutdown=2,
-        proxy_headers=False,
-        server_header=False,
-        # An upload streams through request.stream(); h11's own limit is for headers.
-        h11_max_incomplete_event_size=64 * 1024,
-    )
+    config = app_config(app, host, port, quiet=quiet)
+    # An upload streams through request.stream(); h11's own limit is for headers.
+    config.h11_max_incomplete_event_size = 64 * 1024
+    return config
 
 
 class _Server(uvicorn.Server):
