@@ -116,13 +116,6 @@ class Matchmaker:
                 standing.in_flight = max(0, standing.in_flight - 1)
                 standing.sets += int(counted)
 
-    def count_set(self, bots: Iterable[str]) -> None:
-        """A set found in the journal (on restart): counted, never in flight."""
-        for name in frozenset(bots):
-            standing = self._active.get(name)
-            if standing is not None:
-                standing.sets += 1
-
     def rate(self, bots: Sequence[str], placements: Sequence[int]) -> None:
         """One journaled game's result."""
         for name, rating in zip(bots, self.ratings.rate(bots, placements), strict=True):

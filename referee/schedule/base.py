@@ -19,7 +19,6 @@ advance from the seed. So a scheduler needs no key until it lays out the games.
 from __future__ import annotations
 
 import abc
-import collections
 import dataclasses
 import hashlib
 import itertools
@@ -86,10 +85,6 @@ class Schedule:
 
     def by_id(self) -> dict[str, ScheduledGame]:
         return {g.game_id: g for g in self.games}
-
-    def games_of_table(self) -> collections.Counter[int]:
-        """How many games each table plays."""
-        return collections.Counter(g.table for g in self.games)
 
 
 def derive_seed(seed: int | str, *parts: object) -> int:
