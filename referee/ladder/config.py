@@ -188,9 +188,9 @@ def parse_ladder_config(
     """Check the ladder config ``data`` (as loaded from YAML) read from ``path``."""
     file = pathlib.Path(path)
     base = file.resolve().parent
+    if isinstance(data, dict) and "bots" in data:  # before the unknown-key check: say why
+        raise ConfigError(f"{file}: bots: a ladder has no bots section: teams submit their bots")
     top = config_checks.Section(file, "", data, _TOP_KEYS)
-    if "bots" in top.data:  # not reached (unknown key), kept for the hint's sake
-        raise top.error("bots", "a ladder has no bots section: teams submit their bots")
     name = top.get(
         "name",
         config_checks.checker(top, config_checks.name_value, "a name of letters, digits or _.+-"),

@@ -43,7 +43,7 @@ def test_shared_sections_are_the_tournament_checks() -> None:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"bots": {"a": "random"}}, "ladders/class.yaml: bots: unknown key"),
+        ({"bots": {"a": "random"}}, "ladders/class.yaml: bots: a ladder has no bots section"),
         ({"submisions": {}}, "submisions: unknown key; did you mean 'submissions'?"),
         ({"rules": {"moon_scoring": "add"}}, "rules.moon_scoring: expected one of"),
         ({"submissions": {"max_files": 0}}, "submissions.max_files: expected an integer 1 to"),
