@@ -25,6 +25,7 @@ import hashlib
 import hmac
 import secrets
 import time
+from collections.abc import Callable
 
 __all__ = ["COOKIE", "PRE_COOKIE", "SESSION_S", "SessionKeys"]
 
@@ -35,10 +36,19 @@ PRE_COOKIE = "ladder_signin"
 SESSION_S = 12 * 3600
 
 
+def _same(given: str, expected: str) -> bool:
+    """``given == expected`` in constant time, for any text a client sends.
+
+    As bytes: :func:`hmac.compare_digest` raises on ``str`` with non-ASCII
+    characters, which a cookie or form field may hold (a 500, not a refusal).
+    """
+    return hmac.compare_digest(given.encode("utf-8", "replace"), expected.encode())
+
+
 class SessionKeys:
     """The server's signing key and what it signs: sessions and CSRF tokens."""
 
-    def __init__(self, key: bytes | None = None, *, now: object = time.time) -> None:
+    def __init__(self, key: bytes | None = None, *, now: Callable[[], float] = time.time) -> None:
         self._key = key or secrets.token_bytes(32)
         self._now = now
 
@@ -48,19 +58,19 @@ class SessionKeys:
 
     def issue(self, team: str) -> str:
         """A new session cookie's value for ``team``."""
-        body = f"{team}:{int(self._now())}:{secrets.token_urlsafe(16)}"  # type: ignore[operator]
+        body = f"{team}:{int(self._now())}:{secrets.token_urlsafe(16)}"
         return f"{body}.{self._sign('session', body)}"
 
     def _body(self, cookie: str | None) -> list[str] | None:
         if not cookie or "." not in cookie or len(cookie) > 512:
             return None
         body, mac = cookie.rsplit(".", 1)
-        if not hmac.compare_digest(mac, self._sign("session", body)):
+        if not _same(mac, self._sign("session", body)):
             return None
         fields = body.split(":")
         if len(fields) != 3 or not fields[1].isdigit():
             return None
-        if self._now() - int(fields[1]) > SESSION_S:  # type: ignore[operator]
+        if self._now() - int(fields[1]) > SESSION_S:
             return None
         return fields
 
@@ -77,7 +87,7 @@ class SessionKeys:
         """True if ``token`` is the CSRF token of ``cookie`` (both present)."""
         if not cookie or not token:
             return False
-        return hmac.compare_digest(token, self.csrf(cookie))
+        return _same(token, self.csrf(cookie))
 
     @staticmethod
     def pre_session() -> str:

@@ -227,3 +227,24 @@ def test_one_upload_at_a_time_per_team(ladder: Built) -> None:
             pass
     with uploads.one_at_a_time("owls"):  # and once done, the team's next
         pass
+
+
+def test_non_ascii_csrf_tokens_and_cookies_are_refused_not_a_crash(
+    client: TestClient, ladder: Built, before: dict
+) -> None:
+    """hmac.compare_digest raises on non-ASCII str: every such value must be a plain 403/303."""
+    sign_in(client, ladder.tokens["owls"])
+    assert client.post("/ladder/signout", data={"csrf": "é" * 43}).status_code == 403
+    answer = client.post(
+        "/ladder/me/upload?bot=hoot",
+        content=BOT,
+        headers={"Content-Type": "application/gzip", "X-CSRF-Token": "é".encode("latin-1")},
+    )
+    assert answer.status_code == 403
+    fresh = TestClient(client.app, base_url="http://127.0.0.1")
+    answer = fresh.post("/ladder/signin", data={"token": ladder.tokens["owls"], "csrf": "ß"})
+    assert answer.status_code == 403 and "ladder_session" not in fresh.cookies
+    cookie = "owls:1:x.\u00e9".encode("latin-1")
+    answer = fresh.get("/ladder/me", headers={"Cookie": b"ladder_session=" + cookie})
+    assert answer.status_code in (200, 303) and "hoot" not in answer.text
+    _nothing_written(ladder, before)
