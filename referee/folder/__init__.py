@@ -100,6 +100,7 @@ from referee.folder.state import (
     given_key,
     new_folder_key,
     resumed_folder_key,
+    start_state,
     state_problem,
     write_atomic,
 )
@@ -164,6 +165,7 @@ __all__ = [
     "read_lines",
     "recorded_file",
     "resumed_folder_key",
+    "start_state",
     "state_problem",
     "strict",
     "write_atomic",

@@ -10,13 +10,16 @@ documented in docs/config.md.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import datetime
 import hmac
 import json
 import os
 import pathlib
+import secrets
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from referee import __version__, durable
 from referee.folder import seal
@@ -33,6 +36,7 @@ __all__ = [
     "given_key",
     "new_folder_key",
     "resumed_folder_key",
+    "start_state",
     "state_problem",
     "write_atomic",
 ]
@@ -167,6 +171,44 @@ _STATE_KEYS: dict[str, KeySpec] = {
     ),
     "state_mac": (False, lambda v: v is None or is_mac(v), "a MAC (64 hex digits)"),
 }
+
+
+class FolderConfig(Protocol):
+    """What a new folder's state is made of: a tournament's config or a ladder's."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def seed(self) -> int | None: ...
+    @property
+    def ranking(self) -> str: ...
+    @property
+    def path(self) -> pathlib.Path: ...
+    def canonical(self) -> dict[str, Any]: ...
+
+
+def start_state(
+    layout: Layout, config: FolderConfig, *, config_hash: str, key: bytes
+) -> TournamentState:
+    """A new folder's ``tournament.json``, saved sealed with ``key``, the config file copied
+    beside it (:attr:`Layout.config`; best effort: the canonical config is in the state).
+
+    The one way a folder is begun, by the tournament runner and the ladder alike.
+    """
+    state = TournamentState(
+        name=config.name,
+        config_hash=config_hash,
+        config=config.canonical(),
+        # 128 bits, though the deals do not depend on the seed's secrecy but on the key's.
+        seed=config.seed if config.seed is not None else secrets.randbits(128),
+        ranking=config.ranking,
+        created_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        key_id=seal.key_id(key),
+    )
+    with contextlib.suppress(OSError):
+        layout.config.write_bytes(config.path.read_bytes())
+    state.save(layout.state, key=key)
+    return state
 
 
 def state_problem(data: Mapping[str, Any]) -> str | None:

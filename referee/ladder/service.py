@@ -27,11 +27,9 @@ change of each submission step is one transaction.
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import logging
 import pathlib
-import secrets
 import sys
 import threading
 from collections.abc import Callable
@@ -46,6 +44,7 @@ from referee.folder import (
     TournamentState,
     check_journal_end,
     seal,
+    start_state,
 )
 from referee.ladder.config import LadderConfig
 from referee.ladder.db import (
@@ -214,18 +213,7 @@ class Ladder(UploadDesk):
             self._key = seal.folder_key(root) or seal.create_key(root / seal.KEY_NAME)
         except (seal.SealError, OSError) as error:
             raise LadderError(f"{root / seal.KEY_NAME}: cannot make the key: {error}") from None
-        state = TournamentState(
-            name=config.name,
-            config_hash=digest,
-            config=config.canonical(),
-            seed=config.seed if config.seed is not None else secrets.randbits(128),
-            ranking=config.ranking,
-            created_at=_now(),
-            key_id=seal.key_id(self._key),
-        )
-        with contextlib.suppress(OSError):
-            self.layout.config.write_bytes(config.path.read_bytes())
-        state.save(self.layout.state, key=self._key)
+        state = start_state(self.layout, config, config_hash=digest, key=self._key)
         self._state = state
 
     @property

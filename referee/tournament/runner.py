@@ -42,7 +42,6 @@ import logging
 import math
 import os
 import pathlib
-import secrets
 import signal
 import sys
 import threading
@@ -68,6 +67,7 @@ from referee.folder import (
     read_journal,
     resumed_folder_key,
     seal,
+    start_state,
     write_atomic,
 )
 from referee.match.runner import GameRecord, GameSpec
@@ -229,20 +229,7 @@ class Tournament:
                 return state
         root.mkdir(parents=True, exist_ok=True)
         self._key = new_folder_key(self.layout, given, self.key_file)
-        state = TournamentState(
-            name=config.name,
-            config_hash=digest,
-            config=config.canonical(),
-            # 128 bits, though the deals do not depend on the seed's secrecy but on the key's.
-            seed=config.seed if config.seed is not None else secrets.randbits(128),
-            ranking=config.ranking,
-            created_at=_now(),
-            key_id=seal.key_id(self._key),
-        )
-        with contextlib.suppress(OSError):
-            self.layout.config.write_bytes(config.path.read_bytes())
-        state.save(self.layout.state, key=self._key)
-        return state
+        return start_state(self.layout, config, config_hash=digest, key=self._key)
 
     def _move_aside(self) -> None:
         root = self.layout.root
