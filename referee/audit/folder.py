@@ -610,7 +610,7 @@ def _recompute_standings(
 ) -> dict[str, Any]:
     """Standings recomputed from the journal with the saved file's ranking.
 
-    The tournament's own :func:`~referee.tournament.load_standings` is used
+    The tournament's own :func:`~referee.folder.load_standings` is used
     (authenticating with ``key`` when there is one) when the folder has its
     state file; otherwise the bots, name and ranking come from the saved
     standings.

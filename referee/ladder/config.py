@@ -143,7 +143,7 @@ class LadderConfig:
 
         ``bots`` is empty (bots arrive as submissions, and the journal names
         every game's); ``ladder`` marks the folder as a ladder's, whose
-        schedule is the journal's (:mod:`referee.ladder.schedule`).
+        schedule is the journal's (:mod:`referee.schedule.ladder`).
         """
         return {
             "name": self.name,
