@@ -98,12 +98,14 @@ _warned: set[str] = set()
 #: one core, so that a bot spinning on every core leaves the others the rest of the machine.
 FALLBACK_CPU_PERCENT = 100
 
-#: How long a new start runs, thawed, before its first call is sent. A start is frozen
-#: right after its handshake, and a gRPC C-core server frozen while a thread still works
-#: on that answer keeps the clock it read then: its first call after a long freeze (the
-#: tablemates starting on a loaded machine) got a deadline already past and failed with
+#: How long a new start that is frozen from its handshake on (a bot caught using CPU
+#: between its calls in an earlier start) runs, thawed, before its first call is sent.
+#: A gRPC C-core server frozen while a thread still works on its handshake's answer
+#: keeps the clock it read then: its first call after a long freeze (the tablemates
+#: starting on a loaded machine) got a deadline already past and failed with
 #: DEADLINE_EXCEEDED in milliseconds (the C++ kit, 1 in ~100 starts at load 20; none in
 #: 512 starts with this pause). Thawed, those threads finish and read the clock anew.
+#: A start that is only watched (not frozen) needs no pause.
 FIRST_CALL_SETTLE_S = 0.05
 
 
@@ -297,6 +299,9 @@ class LaunchedBot(Connection):
         self._freezer: freezer.Freezer | None = None
         # The start whose first call has had its FIRST_CALL_SETTLE_S.
         self._settled_generation = 0
+        # This start was frozen right after its handshake (caught in an earlier start):
+        # its first call waits FIRST_CALL_SETTLE_S, thawed. A watched start is not frozen.
+        self._frozen_since_start = False
         self._asked = 0
         #: Why the bot is frozen between its calls (it used CPU there), or '' while it is not:
         #: once caught, every later start of it is frozen from the start.
@@ -534,6 +539,7 @@ class LaunchedBot(Connection):
             log.warning("bot %s: its cgroup has no freezer; it runs between its calls", self.name)
         with self._gate:
             self._freezer = found
+            self._frozen_since_start = found is not None and bool(self.frozen_because)
             if found is not None and self._asked == 0:
                 found.answered()  # frozen, or its CPU watched from now on
 
@@ -649,7 +655,8 @@ class LaunchedBot(Connection):
         with self.thawed():
             if self._settled_generation != generation:  # the first call of this start
                 self._settled_generation = generation
-                time.sleep(FIRST_CALL_SETTLE_S)
+                if self._frozen_since_start:  # only a start frozen since its handshake
+                    time.sleep(FIRST_CALL_SETTLE_S)
             return self._call(conn, generation, proc, rpc, request, timeout_s)
 
     def _call(
