@@ -40,7 +40,7 @@ from referee.search.pimc import (
     candidates,
     choose_pass,
     moon_pick,
-    simple_pass,
+    pass_world,
 )
 from referee.search.sim import (
     HEARTS,
@@ -282,19 +282,7 @@ def evaluate_pass(
     rows: list[list[float]] = []
     cut = False
     for _ in range(settings.worlds):
-        rng.shuffle(unseen)
-        hands = [0] * n
-        hands[seat] = hand
-        for i, s in enumerate(others):
-            for c in unseen[i * per : (i + 1) * per]:
-                hands[s] |= 1 << c
-        passes = [0] * n
-        for s in others:
-            for c in simple_pass(hands[s], count):
-                passes[s] |= 1 << c
-        after = [hands[s] & ~passes[s] for s in range(n)]
-        for s in others:
-            after[(s + offset) % n] |= passes[s]
+        after = pass_world(rng, unseen, hand, seat, others, per, count, offset, n)
         row = []
         for m in masks:
             h = list(after)

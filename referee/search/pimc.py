@@ -432,19 +432,7 @@ def search_pass(
     worlds = 0
     clock = time.monotonic
     while clock() < deadline:
-        rng.shuffle(cards)
-        hands = [0] * n
-        hands[seat] = hand
-        for i, s in enumerate(others):
-            for c in cards[i * per : (i + 1) * per]:
-                hands[s] |= 1 << c
-        passes = [0] * n
-        for s in others:
-            for c in simple_pass(hands[s], count):
-                passes[s] |= 1 << c
-        base_hands = [hands[s] & ~passes[s] for s in range(n)]
-        for s in others:
-            base_hands[(s + offset) % n] |= passes[s]
+        base_hands = pass_world(rng, cards, hand, seat, others, per, count, offset, n)
         row = []
         for m in masks:
             h = list(base_hands)
@@ -483,6 +471,37 @@ def simple_pass(hand: int, count: int) -> list[int]:
         return (1, c % 13)
 
     return sorted((c for c in range(52) if hand >> c & 1), key=danger, reverse=True)[:count]
+
+
+def pass_world(
+    rng: random.Random,
+    unseen: list[int],
+    hand: int,
+    seat: int,
+    others: list[int],
+    per: int,
+    count: int,
+    offset: int,
+    n: int,
+) -> list[int]:
+    """One world of a pass: ``unseen`` shuffled (in place) and dealt ``per`` cards to
+    each of ``others``, who pass ``count`` cards by :func:`simple_pass` to the seat
+    ``offset`` to their left; the hands after those passes, ``seat``'s own not yet made.
+    """
+    rng.shuffle(unseen)
+    hands = [0] * n
+    hands[seat] = hand
+    for i, s in enumerate(others):
+        for c in unseen[i * per : (i + 1) * per]:
+            hands[s] |= 1 << c
+    passes = [0] * n
+    for s in others:
+        for c in simple_pass(hands[s], count):
+            passes[s] |= 1 << c
+    after = [hands[s] & ~passes[s] for s in range(n)]
+    for s in others:
+        after[(s + offset) % n] |= passes[s]
+    return after
 
 
 # The moon question -------------------------------------------------------------------------
@@ -551,6 +570,7 @@ __all__ = [
     "choose_play",
     "decisions_left",
     "moon_pick",
+    "pass_world",
     "time_budget",
     "trick_winner",
 ]
