@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from referee.audit.logs import verify_entry
 from referee.folder import BotEntry, Journal, TournamentError, journal_entry, read_journal, seal
 from referee.ladder.matchmaking import Matchmaker
-from referee.match.runner import GameRecord, GameSpec
+from referee.match.runner import GameRecord
 from referee.players.specs import BotSpec
 from referee.schedule import LadderScheduler, ScheduledGame
 from referee.schedule.base import base_seating
@@ -251,14 +251,11 @@ class GameLoop:
         with self._lock:
             self.matchmaker.set_started(bots)
             for game in games:
-                spec = GameSpec(
-                    game_id=game.game_id,
-                    seed=game.seed,
-                    bots=game.bots,
+                spec = game.spec(
                     rules=self.config.rules,
                     time_control=self.config.time_control,
                     fault_policy=self.config.fault_policy,
-                    meta={"tournament": self.config.name, **game.meta()},
+                    tournament=self.config.name,
                 )
                 try:
                     future = generation.executor.submit(

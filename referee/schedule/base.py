@@ -24,9 +24,14 @@ import hashlib
 import itertools
 import random
 from collections.abc import Iterator, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from referee.folder.seal import game_seed
+
+if TYPE_CHECKING:
+    from referee.engine import Rules
+    from referee.match.runner import GameSpec
+    from referee.players.policy import FaultPolicy, TimeControl
 
 __all__ = [
     "Schedule",
@@ -69,6 +74,30 @@ class ScheduledGame:
             "deal_set": self.deal_set,
             "seating": self.seating,
         }
+
+    def spec(
+        self,
+        *,
+        rules: Rules,
+        time_control: TimeControl,
+        fault_policy: FaultPolicy,
+        tournament: str,
+    ) -> GameSpec:
+        """This game as the match runner plays it: its deal, seats and schedule facts,
+        under a tournament's (or a ladder's) rules and clocks."""
+        # Imported here: the audits read schedules and must not load the match runner
+        # (and the players it imports) just for that.
+        from referee.match.runner import GameSpec
+
+        return GameSpec(
+            game_id=self.game_id,
+            seed=self.seed,
+            bots=self.bots,
+            rules=rules,
+            time_control=time_control,
+            fault_policy=fault_policy,
+            meta={"tournament": tournament, **self.meta()},
+        )
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

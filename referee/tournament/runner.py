@@ -70,7 +70,7 @@ from referee.folder import (
     start_state,
     write_atomic,
 )
-from referee.match.runner import GameRecord, GameSpec
+from referee.match.runner import GameRecord
 from referee.players.build_progress import BuildProgress
 from referee.players.builds import BuildResult, build_bots
 from referee.players.launcher import cpu_warning
@@ -406,14 +406,11 @@ class Tournament:
     ) -> concurrent.futures.Future[GameRecord]:
         """Hand one game to the executor."""
         assert self._executor is not None
-        spec = GameSpec(
-            game_id=game.game_id,
-            seed=game.seed,
-            bots=game.bots,
+        spec = game.spec(
             rules=self.config.rules,
             time_control=self.config.time_control,
             fault_policy=self.config.fault_policy,
-            meta={"tournament": state.name, **game.meta()},
+            tournament=state.name,
         )
         return self._executor.submit(spec, self.layout.game_log(game.game_id, game.index))
 
