@@ -132,7 +132,7 @@ def test_a_missing_log(folder: pathlib.Path) -> None:
         ("placements", lambda e: e["placements"].reverse()),
         ("winners", lambda e: e.update(winners=[0, 1])),
         ("hand_scores", lambda e: e["hand_scores"][0].__setitem__(1, 99)),
-        ("moons", lambda e: e["moons"].__setitem__(2, 1)),
+        ("moons", lambda e: e["moons"].__setitem__(2, e["moons"][2] + 1)),
         ("faults", lambda e: e["faults"][3].update(timeout=1)),
         ("forfeited", lambda e: e["forfeited"].__setitem__(0, True)),
         ("bots", lambda e: e["bots"].reverse()),
