@@ -20,7 +20,7 @@ from typing import Any
 from referee.folder import TournamentError, journal_entry, read_journal, write_atomic
 from referee.schedule import GauntletScheduler, Schedule, ScheduledGame, scheduler_of
 from referee.tournament.gauntlet_config import GauntletConfig
-from referee.tournament.gauntlet_report import REPORT_JSON, REPORT_TXT, make_report, render_report
+from referee.tournament.gauntlet_report import make_report, render_report
 from referee.tournament.gauntlet_tracker import GauntletTracker
 from referee.tournament.progress import Progress
 from referee.tournament.runner import Tournament
@@ -154,6 +154,6 @@ class GauntletTournament(Tournament):
             games_scheduled=self._scheduled,
             sets_scheduled=self._sets,
         )
-        write_atomic(self.layout.root / REPORT_JSON, render_report(self.report, "json") + "\n")
-        write_atomic(self.layout.root / REPORT_TXT, render_report(self.report, "text"))
+        write_atomic(self.layout.gauntlet_json, render_report(self.report, "json") + "\n")
+        write_atomic(self.layout.gauntlet_txt, render_report(self.report, "text"))
         return standings

@@ -25,8 +25,6 @@ from referee.tournament.gauntlet_tracker import GauntletTracker, tracker_from_jo
 __all__ = [
     "GAUNTLET_FORMAT",
     "GAUNTLET_VERSION",
-    "REPORT_JSON",
-    "REPORT_TXT",
     "exit_code",
     "folder_report",
     "make_report",
@@ -35,8 +33,6 @@ __all__ = [
 
 GAUNTLET_FORMAT = "hearts-referee/gauntlet"
 GAUNTLET_VERSION = 1
-REPORT_JSON = "gauntlet.json"
-REPORT_TXT = "gauntlet.txt"
 
 
 def _verdict(summary: FixedSummary) -> str:
