@@ -635,6 +635,12 @@ def _supervise(
     if group is not None and group.oom_kills():
         _say(f"memory limit: the bot reached {(limits.get('memory_bytes') or 0) >> 20} MiB")
         return EXIT_MEMORY_LIMIT
+    if group is not None and group.fork_refusals():
+        # A refused fork usually ends the bot with an error of its own (Python's
+        # BlockingIOError: exit code 1) before the next poll sees the counter: the
+        # limit is still why it stopped.
+        _say(f"process limit: a fork refused at {limits.get('processes') or 0} (cgroup)")
+        return EXIT_PROCESS_LIMIT
     if os.WIFSIGNALED(status) or (os.WIFEXITED(status) and os.WEXITSTATUS(status) > 128):
         # bwrap reports a bot killed by a signal as 128 + the signal.
         sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status) - 128
