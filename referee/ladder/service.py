@@ -15,8 +15,9 @@ interface:
   :meth:`Ladder.check_report`, a submission's files for its own team only.
 
 :meth:`Ladder.start` runs the service in two threads of this process: the
-submission pipeline (:mod:`referee.ladder.pipeline`) and the games
-(:class:`~referee.ladder.games.GameLoop`). The folder is an ordinary
+submission pipeline (:mod:`referee.ladder.pipeline`, which builds and checks
+``build.parallel`` submissions at a time, each in a worker thread) and the
+games (:class:`~referee.ladder.games.GameLoop`). The folder is an ordinary
 tournament folder (journal, game logs, key, ``tournament.json``) whose saved
 config is marked as a ladder's (:mod:`referee.schedule.ladder`), so
 ``referee standings``, ``verify``, ``replay`` and ``serve`` read it while it
@@ -27,6 +28,7 @@ change of each submission step is one transaction.
 
 from __future__ import annotations
 
+import concurrent.futures
 import datetime
 import logging
 import pathlib
@@ -339,22 +341,48 @@ class Ladder(UploadDesk):
         self.db.close()
 
     def _pipeline_loop(self) -> None:
-        while not self.stopping.is_set():
-            try:
-                waiting = self.db.submissions(states=("received",))
-                if not waiting:
+        """Take received submissions, ``build.parallel`` at a time, until the ladder stops.
+
+        Each is processed in a worker thread of its own (its build and its
+        check-bot run); this thread only hands them out, oldest first, and
+        wakes when an upload arrives or a worker is done.
+        """
+        slots = max(1, self.config.build.parallel)
+        in_flight: dict[int, concurrent.futures.Future[None]] = {}
+        with concurrent.futures.ThreadPoolExecutor(
+            slots, thread_name_prefix="ladder-submission"
+        ) as workers:
+            while not self.stopping.is_set():
+                try:
+                    for sub_id in [i for i, done in in_flight.items() if done.done()]:
+                        del in_flight[sub_id]
+                    waiting = [
+                        submission
+                        for submission in self.db.submissions(states=("received",))
+                        if submission.id not in in_flight
+                    ]
+                    for submission in waiting[: slots - len(in_flight)]:
+                        in_flight[submission.id] = workers.submit(self._process_one, submission)
                     self._wake.wait(1.0)
                     self._wake.clear()
-                    continue
-                submission = waiting[0]
-                self.echo(f"building and checking {submission.player} (team {submission.team})")
-                done = self.pipeline.process(submission)
-                reason = f" ({done.reason})" if done.reason else ""
-                self.echo(f"{done.player}: {done.state}{reason}")
-            except Exception as error:  # the database, say: the pipeline goes on after a pause
-                log.exception("the submission pipeline")
-                self.echo(f"the submission pipeline failed ({error}); going on in 5 s")
-                self.stopping.wait(5.0)
+                except Exception as error:  # the database, say: the pipeline goes on after a pause
+                    log.exception("the submission pipeline")
+                    self.echo(f"the submission pipeline failed ({error}); going on in 5 s")
+                    self.stopping.wait(5.0)
+
+    def _process_one(self, submission: Submission) -> None:
+        """Build and check one submission (in a pipeline worker), then wake the pipeline."""
+        try:
+            self.echo(f"building and checking {submission.player} (team {submission.team})")
+            done = self.pipeline.process(submission)
+            reason = f" ({done.reason})" if done.reason else ""
+            self.echo(f"{done.player}: {done.state}{reason}")
+        except Exception as error:  # the database, say: this submission is taken again later
+            log.exception("submission %s", submission.id)
+            self.echo(f"the submission pipeline failed on {submission.player} ({error})")
+            self.stopping.wait(5.0)  # a pause, as for a failing database, not a tight loop
+        finally:
+            self._wake.set()  # a slot is free
 
     def _activated(self, submission: Submission, retired: list[Submission]) -> None:
         self._add_active(submission)
