@@ -34,6 +34,7 @@ import json
 import logging
 import os
 import pathlib
+import re
 import secrets
 import shlex
 import signal
@@ -175,12 +176,13 @@ def expand_command(
     if socket_path is not None:
         values["address"] = f"unix:{socket_path}"
         values["socket"] = str(socket_path)
-    out = []
-    for part in parts:
-        for key, value in values.items():
-            part = part.replace("{" + key + "}", value)
-        out.append(part)
-    return out
+    # One pass over each part: a filled-in value (a socket path or the Python's path with
+    # braces in it) is never read as a placeholder, whichever placeholder it filled.
+    return [_PLACEHOLDER.sub(lambda m: values.get(m[1], m[0]), part) for part in parts]
+
+
+#: The placeholders of a run command; any other ``{...}`` is left as written.
+_PLACEHOLDER = re.compile(r"\{(python|port|address|socket)\}")
 
 
 def command_folder(args: Sequence[str], cwd: str | os.PathLike[str] | None) -> pathlib.Path:

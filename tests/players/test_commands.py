@@ -14,6 +14,8 @@ import os
 import pathlib
 import sys
 
+import pytest
+
 from referee.players.launcher import command_folder, expand_command
 
 
@@ -65,10 +67,19 @@ def test_an_argument_list_is_not_split_again() -> None:
     assert args == ["my bot", "--port", "9", "a;b"]
 
 
-def test_a_filled_in_value_is_not_filled_in_again() -> None:
-    # The referee's own socket path could hold a brace; it is never read as a placeholder.
-    args = expand_command("bot {address} {port}", 3, socket_path="/s/{port}")
-    assert args == ["bot", "unix:/s/{port}", "3"]
+@pytest.mark.parametrize("inside", ["{python}", "{port}", "{address}", "{socket}"])
+def test_a_filled_in_value_is_not_filled_in_again(inside: str) -> None:
+    # The referee's own socket path could hold braces (a TMPDIR's); whichever placeholder
+    # they spell, filled in before or after the one that holds them, they stay as they are.
+    socket = f"/s/{inside}/b.sock"
+    args = expand_command("bot {address} {socket} {port}", 3, socket_path=socket)
+    assert args == ["bot", f"unix:{socket}", socket, "3"]
+
+
+def test_the_pythons_path_is_not_filled_in_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "executable", "/opt/{socket}/python")
+    args = expand_command("{python} bot.py {socket}", socket_path="/r/s")
+    assert args == ["/opt/{socket}/python", "bot.py", "/r/s"]
 
 
 def test_the_folder_is_that_of_the_script_run(tmp_path: pathlib.Path) -> None:
