@@ -108,7 +108,8 @@ def _unplayed_of_others(
     """The cards other seats held, unplayed, at the moment of ``table`` (by the log)."""
     hand, seat, n = table["hand_number"], table["seat"], len(table["seats"])
     others = {c for s, cards in enumerate(deals[hand]) if s != seat for c in cards}
-    others -= set(table["received"] or [])  # the seat's own now (R2)
+    if table["phase"] != "passing":  # the cards passed in are the seat's own once exchanged
+        others -= set(table["received"] or [])  # (R2: nothing is revealed before every pass)
     if table["phase"] in ("playing", "moon_choice", "game_over"):
         done = (table["trick_number"] - 1) * n + len(table["trick"]["plays"])
         others -= set(plays.get(hand, [])[:done])
