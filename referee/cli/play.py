@@ -34,7 +34,7 @@ from referee.tournament.config import ConfigError
 from referee.web.human import HUMAN, HumanPlayer, follow_all, seat_label
 from referee.web.play import PlayServer
 from referee.web.play_config import PlayConfig, load_play_config
-from referee.web.server import is_loopback
+from referee.web.server import bind_problem, is_loopback
 
 _COMPASS = ("north", "east", "south", "west")
 
@@ -142,6 +142,9 @@ def play(
     check_sandbox_or_fail(specs, sandbox)
     if seed is None:
         seed = config.seed if config.seed is not None else secrets.randbits(64)
+    problem = bind_problem(host, port)  # before any folder is made or bot built
+    if problem is not None:
+        raise click.ClickException(problem)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     out_dir = out_dir or pathlib.Path("runs") / f"play-{stamp}-{seed}"
     log_path = _log_path(out_dir)

@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import hmac
 import json
+import os
 import pathlib
 import socket
 import threading
@@ -271,7 +273,12 @@ class PlayServer:
         try:
             sock = socket.create_server((self.host.strip("[]"), self.port), family=family)
         except OSError as error:
-            self.error = f"cannot serve on {self.host}:{self.port}: {error.strerror or error}"
+            # create_server's strerror adds "(while attempting to bind ...)": say it once.
+            why = os.strerror(error.errno) if error.errno else str(error)
+            hint = " (another referee serve or play? choose another --port, or --port 0 for a free one)"
+            self.error = f"cannot serve on {self.host}:{self.port}: {why}" + (
+                hint if error.errno == errno.EADDRINUSE else ""
+            )
             return False
         self.port = sock.getsockname()[1]
         # uvicorn leaves the signals alone outside the main thread: Ctrl-C stays the game's.

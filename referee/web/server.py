@@ -108,7 +108,7 @@ def bind_problem(host: str, port: int) -> str | None:
             probe.bind(address)
         except OSError as error:
             hint = (
-                " (another referee serve? choose another --port, or --port 0 for a free one)"
+                " (another referee serve or play? choose another --port, or --port 0 for a free one)"
                 if error.errno == errno.EADDRINUSE
                 else ""
             )

@@ -72,6 +72,38 @@ def test_bad_input_is_one_line(tmp_path, args, config, expected):
     assert "Traceback" not in output
 
 
+def test_a_busy_port_is_said_first_and_makes_no_folder(tmp_path):
+    """As ``referee serve`` (issue 29): one line with the fix, said before anything is made
+    (before: create_server's "(while attempting to bind on address ...)" and an empty folder)."""
+    import socket
+
+    from referee.web.human import HumanPlayer
+    from referee.web.play import PlayServer
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        out = tmp_path / "out"
+        code, output = _run("random", "random", "random", "--out", str(out), "--port", str(port))
+        assert code == 1
+        assert f"cannot serve on 127.0.0.1:{port}: Address already in use (" in output
+        assert "--port 0 for a free one" in output and "while attempting" not in output
+        assert not out.exists()
+        server = PlayServer([HumanPlayer(2)], tmp_path / "game.jsonl", port=port)
+        assert not server.start()  # the server's own check says the same
+        assert server.error is not None and "while attempting" not in server.error
+        assert server.error.startswith(f"cannot serve on 127.0.0.1:{port}: Address already in use")
+
+
+def test_serves_on_loopback_unless_told(tmp_path):
+    """Safety (issue 32): loopback unless --host says otherwise (the Host check: tests/web)."""
+    from referee.cli.play import play
+
+    host = next(p for p in play.params if p.name == "host")
+    assert host.default == "127.0.0.1"
+
+
 def test_never_writes_over_a_game(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
