@@ -16,7 +16,18 @@ from typing import Any
 
 import pytest
 
-from referee.engine import GameState, MoonScoring, PassDirection, Rules, parse_cards
+from referee.audit.replay import load_game, state_at
+from referee.engine import (
+    ActionError,
+    Card,
+    GameState,
+    MoonScoring,
+    PassDirection,
+    Play,
+    Rules,
+    card_list,
+    parse_cards,
+)
 from referee.players import BotFault, FaultKind, builtin_player
 from referee.players.policy import FaultPolicy, TimeControl
 from referee.players.specs import parse_bot
@@ -120,11 +131,27 @@ def test_answer_fault(tmp_path: pathlib.Path, serve, args, kind, decision, count
 
 def test_illegal_answer_is_recorded(tmp_path: pathlib.Path, serve) -> None:
     player, _ = serve("--fault", "illegal", "--on", "play")
-    _, records = play(tmp_path, [player, *randoms()], time_control=RELAXED)
+    record, records = play(tmp_path, [player, *randoms()], time_control=RELAXED)
     (bad,) = faulted(records, 0)
     assert bad["answer"] not in bad["legal"]
     assert bad["card"] in bad["legal"]
-    assert "R4" in bad["fault"]["message"] or "R5" in bad["fault"]["message"]  # the rule broken
+    # The refusal is the engine's for the position replayed from the log: its legal cards,
+    # and the rule its cascade says restricts them (R4 here: seat 0 held clubs, led to it).
+    game = load_game(record.log_path)
+    (trick,) = [
+        t
+        for h in game.hands
+        if h.number == bad["hand"]
+        for t in h.tricks
+        if t.number == bad["trick"]
+    ]
+    state = state_at(game, bad["hand"], bad["trick"], [p.seat for p in trick.plays].index(0))
+    found = state.legal_case()
+    assert found is not None and found[0].rule == "R4", found
+    assert bad["legal"] == [str(c) for c in card_list(found[1])]
+    with pytest.raises(ActionError) as refused:
+        state.apply(Play(0, Card.parse(bad["answer"])))
+    assert bad["fault"]["message"] == str(refused.value) == "must follow suit: clubs (R4)"
 
 
 # The clock tests leave a second or more on each side of every deadline: a prompt answer
