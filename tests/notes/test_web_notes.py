@@ -56,6 +56,7 @@ def test_the_web_replay_shows_the_seats_notes(tmp_path: pathlib.Path) -> None:
         games = httpx.get(f"{base}/api/t/notes/games", timeout=30).json()
         rows = games["games"] if isinstance(games, dict) else games
         game_id = rows[0]["game_id"]
+        noter = rows[0]["bots"].index("noter")  # the seats rotate: find the noting bot's
         with Browser() as browser:
             page = browser.open("about:blank")
             page.goto(f"{base}/t/notes/games/{game_id}#hand=1&trick=1")
@@ -64,13 +65,16 @@ def test_the_web_replay_shows_the_seats_notes(tmp_path: pathlib.Path) -> None:
                 "[...document.querySelectorAll('#events li.note')].map(li => li.textContent)"
             )
             assert len(notes) == 1, notes
-            assert notes[0].startswith("✎ ") and ": note h1-t1-s" in notes[0], notes
+            # The note of the seat that wrote it, labelled with that seat, and only its own.
+            label = "NESW"[noter]
+            assert notes[0].startswith(f"✎ {label} noter ("), notes
+            assert f": note h1-t1-s{noter}: " in notes[0], notes
             marked = page.evaluate(
                 "[...document.querySelectorAll('#trick .card .note-mark')]"
                 ".map(m => m.closest('.card').dataset.seat)"
             )
             seat = page.evaluate("document.querySelector('#events li.note').textContent")
-            assert len(marked) == 1
+            assert marked == [str(noter)]  # the mark is on the noting seat's card
             assert page.errors() == []
             # The screenshot once the trick's cards have landed (they fly in one by one).
             page.wait_for(
