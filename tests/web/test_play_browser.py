@@ -116,6 +116,45 @@ def _card(code: str) -> str:
     return f'#hand button[data-card="{code}"]'
 
 
+_SUIT_ORDER = "CDSH"  # the colours alternate
+_RANKS = "23456789TJQKA"
+
+
+def _check_table(page: Page, table: dict[str, Any]) -> dict[str, Any]:
+    """What the page shows of the seat's table (issue 32's list), checked against it."""
+    shown = page.evaluate(
+        "(() => ({"
+        " hand: [...document.querySelectorAll('#hand button.card')].map(b => b.dataset.card),"
+        " tags: Object.fromEntries([...document.querySelectorAll('#trick li')]"
+        "   .map(li => [li.dataset.seat, li.querySelector('.tag').textContent])),"
+        " slots: Object.fromEntries([...document.querySelectorAll('#trick li')]"
+        "   .map(li => [li.dataset.seat, li.querySelector('.slot').dataset.card || null])),"
+        " last: document.getElementById('last-trick').textContent,"
+        " lastWinner: document.getElementById('last-trick').dataset.winner,"
+        " hearts: document.getElementById('hearts').textContent,"
+        " totals: [...document.querySelectorAll('#score-total td')].map(td => td.textContent),"
+        " rows: document.querySelectorAll('#score-body tr').length,"
+        "}))()"
+    )
+    hand = [c["card"] for c in table["hand"]]
+    assert shown["hand"] == hand
+    assert hand == sorted(hand, key=lambda c: (_SUIT_ORDER.index(c[1]), _RANKS.index(c[0])))
+    trick = table["trick"]
+    for seat, card in trick["plays"]:
+        assert shown["slots"][str(seat)] == card
+    if trick["plays"]:
+        assert shown["tags"][str(trick["leader"])] == "led"
+    elif trick["to_lead"] >= 0 and trick["to_lead"] != table["seat"]:
+        assert shown["tags"][str(trick["to_lead"])] == "to lead"
+    last = table["last_trick"]
+    if last is not None:
+        assert shown["lastWinner"] == str(last["winner"]) and "taken by" in shown["last"]
+    assert shown["hearts"] == ("♥ hearts broken" if table["hearts_broken"] else "hearts not broken")
+    assert shown["totals"] == [str(s) for s in table["scores"]]
+    assert shown["rows"] == len(table["hands"])  # a row per hand played
+    return shown
+
+
 def _next_decision(page: Page, url: str, answered: set[str]) -> dict[str, Any] | None:
     """The table once the page shows a decision not answered yet (None at the game's end)."""
     deadline = time.monotonic() + 60
@@ -142,12 +181,25 @@ def test_a_whole_game_by_clicks_verifies(referee_play, shots):
         page = browser.open(url)
         page.wait_for(READY)
         keyboard_used = illegal_tried = phone_shot = False
+        hearts_seen: set[bool] = set()
         while (table := _next_decision(page, url, answered)) is not None:
             decision = table["decision"]
             kinds.append(decision["kind"])
+            _check_table(page, table)
+            hearts_seen.add(table["hearts_broken"])
             if decision["kind"] == "pass":
                 cards = choose(table, "play-95")
                 assert page.evaluate("document.getElementById('pass').disabled")
+                # The keyboard lifts a card and puts it back: Tab to the hand, Enter twice.
+                _click(page, "#title")
+                _key(page, "Tab")
+                first = page.evaluate("document.activeElement.dataset.card")
+                assert first == table["hand"][0]["card"]
+                pressed = "document.activeElement.getAttribute('aria-pressed')"
+                _key(page, "Enter")
+                assert page.evaluate(pressed) == "true"
+                _key(page, "Enter")
+                assert page.evaluate(pressed) == "false"
                 for index, code in enumerate(cards):
                     _click(page, _card(code))
                     lifted = page.evaluate(
@@ -159,6 +211,8 @@ def test_a_whole_game_by_clicks_verifies(referee_play, shots):
                     disabled = page.evaluate("document.getElementById('pass').disabled")
                     assert disabled == (index + 1 != table["rules"]["pass_count"])
                 page.screenshot(shots / "play-pass.png")
+                _key(page, "Tab")  # from the last card lifted, Tab goes on to the pass button
+                assert page.evaluate("document.activeElement.id") == "pass"
                 _click(page, "#pass")
             elif decision["kind"] == "play":
                 card = choose(table, "play-95")
@@ -220,14 +274,17 @@ def test_a_whole_game_by_clicks_verifies(referee_play, shots):
             "Array.from(document.querySelectorAll('#placements li')).map(li => li.textContent)"
         )
         assert len(placements) == 4 and placements[0].startswith("#1 You (South)")
+        end = httpx.get(f"{url}/state", timeout=10).json()
+        shown = _check_table(page, end)  # the sidebar: the hand's row, the final totals
+        assert shown["rows"] == 1 and shown["totals"] == [str(s) for s in end["outcome"]["scores"]]
+        assert "☾" in page.evaluate("document.getElementById('score-body').textContent")
         page.screenshot(shots / "play-end.png")
         assert page.errors() == []
         replay = page.evaluate("document.getElementById('replay').href")
         page.goto(replay)
-        assert "Replay" in page.evaluate("document.title") or page.evaluate(
-            "document.body.textContent.length > 100"
-        )
+        page.wait_for("document.title.startsWith('Hearts replay: play-95')")
     assert illegal_tried and keyboard_used and phone_shot
+    assert hearts_seen == {False, True}  # the badge was seen before and after hearts broke
     assert kinds[0] == "pass" and kinds.count("play") == 13 and "moon" in kinds
     process.send_signal(signal.SIGINT)  # the table stays open until Ctrl-C
     assert process.wait(timeout=30) == 0, process.stderr.read()
