@@ -15,9 +15,12 @@ sandbox's settings and limits as a tournament organiser meets them:
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import pathlib
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -25,7 +28,7 @@ from click.testing import CliRunner
 from referee.cli import cli
 from referee.folder import TournamentError, read_journal
 from referee.match.runner import GameSpec, play_game
-from referee.players import builtin_player
+from referee.players import LaunchedBot, builtin_player
 from referee.players.policy import FaultPolicy, Limits, TimeControl
 from referee.players.specs import parse_bot
 from referee.players.supply import BotPool
@@ -166,9 +169,17 @@ def test_no_sandbox_on_this_machine_is_a_clear_error(
 
 
 def play_one(
-    tmp_path: pathlib.Path, command: str, limits: Limits, move_time_ms: int = 5000
+    tmp_path: pathlib.Path,
+    command: str,
+    limits: Limits,
+    move_time_ms: int = 5000,
+    *,
+    at_the_end: Callable[[LaunchedBot], None] | None = None,
 ) -> tuple[dict, str]:
-    """One game of the hog bot (seat 0) against built-ins; its faults and its stderr."""
+    """One game of the hog bot (seat 0) against built-ins; its faults and its stderr.
+
+    ``at_the_end`` is given the hog's launched bot after the game, before it stops.
+    """
     tmp_path.mkdir(exist_ok=True)
     pool = BotPool(
         log_dir=tmp_path / "bots",
@@ -187,6 +198,8 @@ def play_one(
             fault_policy=FaultPolicy(max_restarts=1, max_faults=3),
         )
         record = play_game(spec, [player, *others], tmp_path / "g.jsonl")
+        if at_the_end is not None:
+            at_the_end(player.connection)  # type: ignore[attr-defined]
     finally:
         pool.close()
     stderr = (tmp_path / "bots" / "hog.stderr.log").read_text(errors="replace")
@@ -229,17 +242,52 @@ def test_a_fork_bomb_stops_at_the_process_limit(tmp_path: pathlib.Path) -> None:
 
 @needs_cgroups
 def test_cpu_percent_caps_the_cpu_share(tmp_path: pathlib.Path) -> None:
-    # Spinning 5 s of wall time: capped at 5% it gets about 0.25 s of CPU, free several
-    # seconds even on a loaded two-core machine; the thresholds leave a second either side.
-    def cpu(limits: Limits, where: pathlib.Path) -> float:
-        _, stderr = play_one(where, hog("spin", seconds=5.0), limits, move_time_ms=30000)
-        line = next(x for x in stderr.splitlines() if x.startswith("hog spin: cpu "))
-        return float(line.split()[-1])
+    """A hog spinning 5 s of wall time under ``cpu_percent: 5`` is held to its quota.
 
-    capped = cpu(Limits(cpu_percent=5), tmp_path / "capped")
-    free = cpu(Limits(), tmp_path / "free")
+    Asserted by the cause as well as the effect, so that a loaded machine can
+    neither fail it nor hide a quota that was not set (a busy machine alone
+    would also keep a free spinner under the bound): the kernel throttled the
+    capped hog's cgroup at its quota, and never the free one's, which has none.
+    The two games run at once (the capped hog takes a twentieth of a core).
+    """
+
+    def cpu(limits: Limits, where: pathlib.Path) -> tuple[float, int, str]:
+        """The CPU seconds the hog's spin got, its cgroup's throttled periods, its quota."""
+        seen: dict[str, Any] = {}
+
+        def cgroup(bot: LaunchedBot) -> None:
+            found = supervisor.Cgroup.parents()
+            assert found is not None and "cpu" in found[1], found
+            folder = pathlib.Path(found[1]["cpu"]) / bot._cgroup
+            stat = dict(line.split() for line in (folder / "cpu.stat").read_text().splitlines())
+            seen["throttled"] = int(stat["nr_throttled"])
+            quota = folder / ("cpu.max" if found[0] == 2 else "cpu.cfs_quota_us")
+            seen["quota"] = quota.read_text().strip()
+
+        _, stderr = play_one(
+            where, hog("spin", seconds=5.0), limits, move_time_ms=30000, at_the_end=cgroup
+        )
+        line = next(x for x in stderr.splitlines() if x.startswith("hog spin: cpu "))
+        return float(line.split()[-1]), seen["throttled"], seen["quota"]
+
+    with concurrent.futures.ThreadPoolExecutor(2) as games:
+        capped_game = games.submit(cpu, Limits(cpu_percent=5), tmp_path / "capped")
+        free_game = games.submit(cpu, Limits(), tmp_path / "free")
+        (capped, capped_throttled, quota), (free, free_throttled, no_quota) = (
+            capped_game.result(),
+            free_game.result(),
+        )
+    # The quota (5 ms of every 100 ms) is set, and the kernel held the spinner to it: of the
+    # 50 periods of its spin it was stopped in most (a loaded machine gives it less than 5%
+    # only at a load of 40).
+    assert quota in ("5000", "5000 100000"), quota
+    assert capped_throttled >= 10, capped_throttled
+    # The effect: about 0.25 s of CPU in 5 s; a second's margin.
     assert capped < 1.25, capped
-    assert free > capped + 1.0, (free, capped)
+    # Without cpu_percent: no quota, never throttled (however little the machine gave it).
+    assert no_quota in ("-1", "max 100000"), no_quota
+    assert free_throttled == 0, (free_throttled, free)
+    print(f"capped: {capped} s, throttled {capped_throttled}; free: {free} s", file=sys.stderr)
 
 
 @needs_sandbox
