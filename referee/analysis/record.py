@@ -154,9 +154,10 @@ class Decision:
         return self.options[0].cards if self.options else ()
 
     @property
-    def counted(self) -> bool:
-        """Whether the loss is the bot's (its own answer, searched)."""
-        return not self.fallback
+    def searched(self) -> bool:
+        """Whether the search valued it: the bot's own pass or play with a choice (a forced
+        play, a fallback and the moon choice, judged by the engine, are not searched)."""
+        return not (self.fallback or self.forced or self.kind == "moon")
 
     def where(self) -> str:
         """Hand, trick and place, for people: ``hand 3, trick 5`` or ``hand 3, pass``."""

@@ -81,7 +81,7 @@ class BotSummary:
             self.cut += d.cut
             if d.grade is not None:
                 self.grades[d.grade] += 1
-            if not d.forced and d.kind != "moon":
+            if d.searched:
                 self.searched += 1
                 self.ms += d.ms
             if d.loss > 0:

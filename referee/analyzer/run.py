@@ -144,8 +144,8 @@ def analyse_log(
             return LogResult(
                 str(log), game.game_id, bots=bots, error=f"cannot write {where}: {error.strerror}"
             )
-    searched = sum(1 for a in fresh.values() for d in a.decisions if not d.fallback)
-    reused = sum(len(a.decisions) for a in kept.values())
+    searched = sum(1 for a in fresh.values() for d in a.decisions if d.searched)
+    reused = sum(1 for a in kept.values() for d in a.decisions if d.searched)
     ordered = tuple(existing.seats[s] for s in seats)
     return LogResult(str(log), game.game_id, ordered, bots, searched, reused)
 

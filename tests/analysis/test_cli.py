@@ -3,12 +3,17 @@ reproducibility, the replays' marks, verify's indifference, and bad input (issue
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import pathlib
+import re
 import subprocess
 
+from click.testing import CliRunner
+
 from referee.analysis.record import analysis_path, read_analysis
+from referee.cli import cli
 from referee.folder import Layout
 from tests.analysis.conftest import FAST, referee
 
@@ -28,6 +33,22 @@ def test_folder_table_ranks_random_far_above_heuristic(
     assert random_loss > 2 * heuristic_loss > 0
     assert "analyze: 4/4 games" in analysed.stderr
     assert "ms a decision" in analysed.stderr
+    # The progress line and the closing line count the same decisions: the searched ones
+    # (not the forced plays, the referee's fallbacks or the moon choices, which no search values).
+    (progress,) = re.findall(r"analyze: 4/4 games, (\d+) decisions searched", analysed.stderr)
+    (footer,) = re.findall(r"^(\d+) decisions searched, \d+ ms a decision", analysed.stderr, re.M)
+    searched = sum(
+        d.searched
+        for log in _logs(folder)
+        for a in read_analysis(analysis_path(log)).seats.values()
+        for d in a.decisions
+    )
+    assert int(progress) == int(footer) == searched
+    assert searched < sum(
+        len(a.decisions)
+        for log in _logs(folder)
+        for a in read_analysis(analysis_path(log)).seats.values()
+    )
 
 
 def test_one_analysis_file_beside_each_log_and_the_logs_untouched(
@@ -82,6 +103,36 @@ def test_another_seed_searches_other_worlds(folder: pathlib.Path, tmp_path: path
     (a,), (b,) = one.seats.values(), two.seats.values()
     assert [d.options for d in a.decisions] != [d.options for d in b.decisions]
     assert b.settings["seed"] == 2
+    # Another bot of the same game is added to the file; what it held stays as it was.
+    referee("analyze", str(log), "--seat", "heuristic", *FAST, "--seed", "2")
+    both = read_analysis(analysis_path(log))
+    assert {x.bot for x in both.seats.values()} == {"random", "heuristic"}
+    assert both.seats[b.seat] == b
+
+
+def test_a_folder_with_bad_logs_names_each_and_analyses_the_others(
+    folder: pathlib.Path, tmp_path: pathlib.Path
+) -> None:
+    """A log cut in the middle of a line and one whose moves do not replay are reported by
+    file and line (exit code 1); the good log beside them is analysed all the same."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    good, other = _logs(folder)[:2]
+    (logs / "good.jsonl.gz").write_bytes(good.read_bytes())
+    lines = gzip.decompress(other.read_bytes()).decode().splitlines()
+    (logs / "cut.jsonl").write_text("\n".join([*lines[:30], '{"type": "play", "ha']) + "\n")
+    play = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == "play")
+    record = json.loads(lines[play])
+    record["card"] = next(c for c in ("2C", "3C") if c != record["card"])
+    lines[play] = json.dumps(record)
+    (logs / "moved.jsonl").write_text("\n".join(lines) + "\n")
+    result = referee("analyze", str(logs), "--seat", "random", *FAST, "-j", "1")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"{logs / 'cut.jsonl'}:31:" in result.stderr
+    assert f"{logs / 'moved.jsonl'}:{play + 1}: the log does not replay" in result.stderr
+    assert read_analysis(analysis_path(logs / "good.jsonl.gz")) is not None
+    assert not analysis_path(logs / "cut.jsonl").exists()
+    assert result.stdout.startswith("bot ") and "random" in result.stdout
 
 
 def test_replay_marks_the_graded_decisions(
@@ -101,6 +152,41 @@ def test_replay_marks_the_graded_decisions(
         seat_view = referee("replay", str(log), "--no-color", "--seat", str(unanalysed)).stdout
         assert "points lost" not in seat_view and "blunder" not in seat_view
     assert marked > 0
+
+
+def test_html_replay_carries_the_marks_and_a_seat_view_only_its_own(
+    folder: pathlib.Path, analysed: subprocess.CompletedProcess[str], tmp_path: pathlib.Path
+) -> None:
+    """``referee replay --html`` puts the graded decisions in the page (the page marks each on
+    its card or pass, as the served replay does: tests/analysis/test_web.py); a page made
+    for one seat carries only that seat's analysis, or none for a seat nobody analysed."""
+
+    def marked(log: pathlib.Path) -> dict[int, list[str]]:  # the page's keys of graded ones
+        return {
+            s: [f'"{d.kind}:{s}:{d.hand}:{d.trick}:{d.position}":' for d in a.decisions if d.grade]
+            for s, a in read_analysis(analysis_path(log)).seats.items()
+        }
+
+    # A game in which both analysed seats have graded decisions.
+    log = next(log for log in _logs(folder) if all(marked(log).values()))
+    graded = marked(log)
+    found = read_analysis(analysis_path(log))
+
+    def page(*seat: str) -> str:  # the command in this process: no interpreter to start
+        out = tmp_path / f"replay{'-'.join(seat)}.html"
+        result = CliRunner().invoke(cli, ["replay", str(log), "--html", str(out), *seat])
+        assert result.exit_code == 0, result.output
+        return out.read_text(encoding="utf-8")
+
+    whole = page()
+    assert '"analysis":{"seats":' in whole
+    assert all(key in whole for keys in graded.values() for key in keys)
+    one, other = sorted(found.seats)
+    mine = page("--seat", str(one))
+    assert all(key in mine for key in graded[one])
+    assert not any(key in mine for key in graded[other])
+    unanalysed = next(s for s in range(4) if s not in found.seats)
+    assert '"analysis":null' in page("--seat", str(unanalysed))
 
 
 def test_json_summary(folder: pathlib.Path, analysed: subprocess.CompletedProcess[str]) -> None:
