@@ -113,7 +113,8 @@ def summary(record: GameRecord) -> str:
     lines = [tabulate(rows, headers=["hand", *names], tablefmt="simple"), ""]
     final = []
     for seat in sorted(range(len(names)), key=lambda s: (record.placements[s], s)):
-        faults = ", ".join(f"{k} {v}" for k, v in sorted(record.faults[seat].items())) or "-"
+        # Zero is 0 in both columns, as the standings show them (issue 29).
+        faults = ", ".join(f"{k} {v}" for k, v in sorted(record.faults[seat].items())) or "0"
         final.append(
             [
                 record.placements[seat],
@@ -122,7 +123,7 @@ def summary(record: GameRecord) -> str:
                 record.scores[seat],
                 record.moons[seat],
                 faults,
-                "yes" if record.forfeited[seat] else "",
+                "yes" if record.forfeited[seat] else "no",
                 f"{record.think_ms[seat] / max(record.decisions[seat], 1):.1f}",
             ]
         )
@@ -134,7 +135,9 @@ def summary(record: GameRecord) -> str:
         )
     )
     lines.append("")
+    hands = len(record.hand_scores)
     lines.append(
-        f"{len(record.hand_scores)} hands in {record.duration_s:.1f} s; log: {record.log_path}"
+        f"{hands} hand{'' if hands == 1 else 's'} in {record.duration_s:.1f} s; "
+        f"log: {record.log_path}"
     )
     return "\n".join(lines)

@@ -66,6 +66,11 @@ def test_referee_match_summary(tmp_path: pathlib.Path, launched_pids):
     assert result.exit_code == 0, result.output
     assert "random-py" in result.stdout
     assert "ms/decision" in result.stdout
+    # Zero faults and no forfeit read as the standings read them: 0, not "-" or blank.
+    lines = result.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.lstrip().startswith("place"))
+    rows = lines[header + 2 : header + 5]  # three players
+    assert len(rows) == 3 and all(row.split()[-3:-1] == ["0", "no"] for row in rows), rows
     assert_no_process_left(launched_pids)
 
 

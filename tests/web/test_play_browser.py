@@ -289,7 +289,7 @@ def test_a_whole_game_by_clicks_verifies(referee_play, shots):
     process.send_signal(signal.SIGINT)  # the table stays open until Ctrl-C
     assert process.wait(timeout=30) == 0, process.stderr.read()
     summary = process.stdout.read()
-    assert "1 hands" in summary and "human" in summary
+    assert "1 hand in " in summary and "human" in summary
     records = [json.loads(line) for line in log.read_text().splitlines()]
     mine = [r for r in records if r["type"] in ("pass", "play", "moon_choice") and r["seat"] == 2]
     assert len(mine) == 15 and all(r["source"] == "bot" for r in mine)  # no fallback: all clicks
