@@ -129,7 +129,12 @@ def test_spends_a_time_bank_without_timing_out(strong: Player, tmp_path: pathlib
 
 
 def test_referee_match_command(tmp_path: pathlib.Path) -> None:
-    """`referee match` with the bot folder, at 200 ms a move (the benchmark's)."""
+    """`referee match` with the bot folder, at 200 ms a move (the benchmark's).
+
+    With a bank of a second: the bot thinks about 0.1 s of its 0.2 s, so the bank
+    is there for a stall of a loaded machine (over a second of margin before a
+    timeout, not 0.2 s); the bot's budget grows by only a fortieth of it a move.
+    """
     out = tmp_path / "match"
     done = subprocess.run(
         [
@@ -147,6 +152,8 @@ def test_referee_match_command(tmp_path: pathlib.Path) -> None:
             "15",
             "--move-time-ms",
             "200",
+            "--time-bank-ms",
+            "1000",
             "--moon",
             "shooter_chooses",
             "--out",
