@@ -1,60 +1,93 @@
 #!/usr/bin/env python3
-"""The referee's time per decision over gRPC, beside a raw round trip; sandbox and freezing costs.
+"""The referee's cost per decision beside a raw gRPC call; Go kit throughput against a baseline.
 
-    python bench/referee.py [--games 10] [--bots random,heuristic,random,heuristic] [--profile]
+    python bench/referee.py [--games 10] [--bots random,heuristic,random,heuristic]
+        [--only referee,starts,go] [--baseline COMMIT] [--rounds 5] [--go-games 16]
+        [--go-lifetime game|table|run] [--quick] [--profile]
 
-What it measures, in one run, interleaved game by game:
+Three parts (``--only`` picks some; ``--quick`` is a smoke run of about a
+minute on a quiet machine: 2 games, 2 starts, 1 round of 4 Go games). The
+figures of issue 27's done-when are printed last, under THE FIGURES, each
+beside its reference from the same run and its goal:
+
+1. the referee process's **CPU per decision / one echo call's CPU** (goal
+   <= 1.3), sandboxed and not;
+2. the **wall time the referee adds per decision** over an echo to four idle
+   servers, with its spread over the games (no goal: round trips vary by
+   more than it between process instances);
+3. the **Go kit's games per minute per core** at concurrency 1 and 2 against
+   the baseline commit's (goal >= 1.5x), with both trees' CPU per decision;
+4. what **sandboxing** costs per decision (held at <= 5%) and what a
+   **sandboxed start** adds (held at <= 50 ms);
+5. what **freezing** costs per decision (default against pondering, <= 3%;
+   issue 23 reads it: measured as before).
+
+**referee** (the Python sample bots), interleaved game by game, in three modes:
 
 - **sandboxed over Unix sockets** (the default: bots in bubblewrap, serving on
   ``{address}``) and **unsandboxed over TCP loopback** (``sandbox: none``,
-  ``{port}``): the same games, the same bots, each beside an echo server on
-  the same transport. Three figures, each against its goal: what sandboxing
-  costs per decision (at most 5%), what a sandboxed start adds to a bot's
-  start (at most 50 ms; starts of both kinds are timed alternately), and
-  what the referee adds per decision over a raw round trip to the same stack
-  (game wall time per decision minus the echo; at most 0.10 ms).
+  ``{port}``): the same games, the same bots, each beside echo servers on
+  the same transport.
 - **sandboxed, pondering** (``limits.ponder: true``): the sandboxed games
   again with bots that are never frozen. The other two modes are the
   default, where the machine has a cgroup freezer: each bot's CPU time is
   read when its answer arrives and when its next call starts, and a bot
   that used CPU in between is frozen between its calls from then on
-  (referee.sandbox.freezer); the fourth figure is what that costs per
-  decision, watched against pondering, game by game (at most 3%), in percent
-  and in ms, with the bots that got frozen (the sample bots are idle between
-  their calls: none should be). A frozen bot's calls add the thaw before
-  each call (which wakes every thread of the bot), the freeze after it, and
-  its game's passes asked one seat at a time.
+  (referee.sandbox.freezer); figure 5 is what that costs per decision,
+  watched against pondering, game by game, in percent and in ms, with the
+  bots that got frozen (the sample bots are idle between their calls: none
+  should be). A frozen bot's calls add the thaw before each call (which
+  wakes every thread of the bot), the freeze after it, and its game's
+  passes asked one seat at a time.
 
-The rest describes one mode's figures:
+In each mode:
 
 - **referee**: full games (default rules) between four Python sample bots,
   sample_bots/python/random and /heuristic twice each, each a separate
   process launched by the referee (BotPool -> LaunchedBot), played by
-  referee.match.runner.play_game. The headline figure is **the wall time of
+  referee.match.runner.play_game. The wall figure is **the wall time of
   play_game divided by the decisions** (passes + plays + moon choices): it
   charges the referee for everything it does in a game: the notification
   RPCs (StartGame, DealHand, EndHand, EndGame), the engine, the views, the
-  protocol conversions, the log. The mean "ms" of the log's play records (one
-  PlayCard decision as the referee times it: request building, the RPC, the
-  bot's work, the checks) is printed too.
+  protocol conversions, the log. The CPU figure is **this process's CPU
+  time** (``time.process_time``: every thread of it, gRPC's included) from
+  the game's start to 50 ms after its end (so that work the game leaves
+  running, a notification not waited for, is counted too), minus the echo
+  calls', per decision. The mean "ms" of the log's play records (one
+  PlayCard decision as the referee times it) is printed too.
 - **echo**: a raw gRPC unary round trip between two Python processes: this
   process calls a minimal echo server process (a generic handler returning
   its 4-byte request; the same grpcio and the same thread-pool server as
-  referee.botkit). One echo call is made after every play of the games
-  above (from the log's on_event hook, timed separately and taken off the
-  game's wall time), so that the echo is measured under the same conditions
-  as the referee: the same load, and a server that idles between calls as
-  the bots do. The back-to-back figure (500 calls in a row, a hot server) is
-  printed for reference.
-- **echo, four servers**: the same, with four echo server processes called
-  in the seats' order (after seat s plays, server s), the access pattern of
-  the four bots: the transport cost of talking to four idle processes.
+  referee.botkit). One echo call, then one to **four servers** (after seat s
+  plays, server s: the bots' access pattern, four idle processes), is made
+  after every play of the games above (from the log's on_event hook, timed
+  separately on both clocks and taken off the game's), so that the echo is
+  measured under the same conditions as the referee: the same load, the same
+  process, servers that idle between calls as the bots do. Figure 2 is each
+  game's wall time per decision minus its own four-server echo. The echo's
+  CPU is the same clock over each call; as a check that the referee's
+  threads did not work inside those windows (their CPU would be taken off
+  the referee and put on the echo), 200 calls to the four servers in turn are
+  timed again alone after each game, and figure 1 is given both ways (the
+  referee's CPU then is the game's minus that cost per call); the goal is met
+  only if both are. The back-to-back figure (500 calls in a row, a hot
+  server) is printed for reference.
 - **referee alone**: the same games against four in-process "instant" bots
   behind the gRPC player class (no transport, no thought): the referee's own
   work per decision.
 
-The figures are medians over games; the four goals are printed last, each
-with whether it is met.
+**starts**: a bot's start (launch, serve, handshake) timed sandboxed and not,
+alternately, ``--starts`` times each, from pools of their own.
+
+**go**: four Go kit bots (sample_bots/go, built once into a temporary copy;
+skipped, saying so, without Go) play tournaments through the real runner, as
+``referee tournament`` does, with this tree's referee and with a ``git
+worktree`` of ``--baseline`` (default b6c745a, the code before issue 27),
+alternately; see bench/referee_go.py. The worktree is removed at the end,
+also on Ctrl-C or SIGTERM.
+
+The figures are medians over games (over rounds for the Go kit). Figures taken
+on a loaded machine are noisy; compare only variants measured in one run.
 
 ``--profile`` runs one more game under cProfile and prints the referee's
 hottest functions.
@@ -566,6 +599,8 @@ def main() -> None:
                 games=args.go_games,
                 lifetime=args.go_lifetime,
             )
+    except KeyboardInterrupt:
+        raise SystemExit("interrupted: nothing measured is printed") from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

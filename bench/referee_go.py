@@ -103,7 +103,8 @@ class Baseline:
         if found.returncode:
             raise SystemExit(f"--baseline {commit}: no such commit in {ROOT}")
         self.commit = found.stdout.strip()
-        self.title = _git("log", "-1", "--format=%h %s", self.commit).stdout.strip()[:72]
+        title = _git("log", "-1", "--format=%h %s", self.commit).stdout.strip()
+        self.title = title if len(title) <= 60 else title[:59] + "…"
         added = _git("worktree", "add", "--detach", "--quiet", str(folder), self.commit)
         if added.returncode:
             raise SystemExit(f"git worktree add {commit} failed: {added.stderr.strip()}")
@@ -191,7 +192,7 @@ class GoFigures:
         lines = [
             f"  Go kit throughput: 4 launched Go bots (sandboxed, bot_lifetime {self.lifetime}),"
             f" {self.games} games a run (~{first['decisions'] // first['games']} decisions a "
-            f"game), {len(runs)} rounds old/new alternately; per core = / {cores()} cores "
+            f"game), {len(runs)} round(s) of old, new alternately; per core = / {cores()} cores "
             f"(os.sched_getaffinity); baseline {self.baseline}"
         ]
         for concurrency in self.new:
@@ -229,6 +230,9 @@ def go_throughput(
     kit = build_go_kit(tmp)
     if isinstance(kit, str):
         figures.skipped = kit
+        return figures
+    if shutil.which("git") is None or _git("rev-parse", "--git-dir").returncode:
+        figures.skipped = f"{ROOT} is not a git checkout: no baseline to compare with"
         return figures
     config, key = write_config(tmp, kit, games, lifetime)
     worktree = Baseline(baseline, tmp / "baseline")
