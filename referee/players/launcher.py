@@ -324,6 +324,11 @@ class LaunchedBot(Connection):
         return found is not None and found.freezing
 
     @property
+    def running_freezer(self) -> freezer.Freezer | None:
+        """The freezer of the running start (its CPU credit, whether it is frozen), or None."""
+        return self._freezer
+
+    @property
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None
 
@@ -556,6 +561,21 @@ class LaunchedBot(Connection):
         )
         with contextlib.suppress(OSError), open(self.stderr_path, "a") as err:
             err.write(f"--- referee: {self.frozen_because}; frozen between its calls from now on\n")
+
+    def freeze_between_calls(self, reason: str) -> None:
+        """Freeze the bot between its calls from now on, for good, as if caught: ``reason`` why.
+
+        For measuring what freezing costs (``bench/freezing.py``); a bot that cannot be
+        frozen (another :class:`CpuMode`, no freezer) is left as it is.
+        """
+        with self._gate:
+            found = self._freezer
+            if self.cpu_mode != CpuMode.FREEZE or found is None:
+                return
+            self.frozen_because = reason
+            found.freezing = True
+            if self._asked == 0:
+                found.freeze()
 
     def _stop_freezer(self) -> None:
         """Thaw for good: a frozen process cannot handle SIGTERM (nor, in cgroup v1, die)."""

@@ -3,7 +3,13 @@
 Freezing every bot after every call cost each decision a quarter of its time;
 a bot idle between its calls cannot take CPU from its opponents, so the
 referee watches each bot's cgroup CPU time between its calls and freezes only
-a bot that used some (:mod:`referee.sandbox.freezer`). The attacks:
+a bot that used more than its credit (:mod:`referee.sandbox.freezer`): each
+period between calls earns ``ALLOWANCE_NS`` plus ``IDLE_SHARE`` of a core, kept
+up to ``CREDIT_NS``. The rule, exactly (a bot's periods played on a fake clock):
+within the allowances a bot is never frozen, however long the run; a few
+microseconds over them in every period and it is frozen once they add up to
+the credit; a burst up to the credit is forgiven once the credit has refilled,
+one nanosecond more is not. The attacks:
 
 - a late hog: innocent for its first decisions, it starts spinning on every
   core at its 10th. It is frozen between its calls from its next call on,
@@ -11,11 +17,14 @@ a bot that used some (:mod:`referee.sandbox.freezer`). The attacks:
   on the same deals stay within 15% of a run with its neutral twin, and its
   spinners got a small fraction of a core (one inter-call period unfrozen,
   then only its own calls);
+- a bot that burns, between its calls, its allowance plus 1 ms (as close to the
+  rule as it dares) is frozen within the periods its credit lasts;
 - an idle bot is never frozen, however many calls and however long the waits.
 """
 
 from __future__ import annotations
 
+import os
 import pathlib
 import re
 import sys
@@ -23,10 +32,11 @@ import time
 
 import pytest
 
+from referee.pb.hearts.v1 import hearts_pb2 as pb
 from referee.players import LaunchedBot
 from referee.players.launcher import CpuMode
 from referee.players.policy import Limits
-from referee.sandbox.freezer import CpuClock
+from referee.sandbox.freezer import ALLOWANCE_NS, CREDIT_NS, IDLE_SHARE, CpuClock, Freezer
 from tests.fairplay.test_cpu_isolation import (
     BOT,
     Times,
@@ -67,6 +77,125 @@ def test_the_cpu_clock_reads_both_cgroup_versions(tmp_path: pathlib.Path) -> Non
         one.close()
         two.close()
     assert one.ns() is None
+
+
+class FakeCpu(CpuClock):
+    """A CPU clock the test sets."""
+
+    def __init__(self) -> None:  # no file
+        self.ns_now = 0
+
+    def ns(self) -> int | None:
+        return self.ns_now
+
+    def close(self) -> None:
+        pass
+
+
+class Periods:
+    """One bot's periods between calls, played on fake clocks through a real Freezer."""
+
+    def __init__(self) -> None:
+        self.now, self.cpu = 0, FakeCpu()
+        self.freezer = Freezer(os.devnull, 2, self.cpu, wall=lambda: self.now)
+        self.freezer.answered()  # watched from its handshake on
+        self.played = 0
+
+    def period(self, wall_ns: int, cpu_ns: int) -> bool:
+        """One more period of ``wall_ns`` in which the bot used ``cpu_ns``: True if caught."""
+        self.now += wall_ns
+        self.cpu.ns_now += cpu_ns
+        caught = self.freezer.asked()
+        self.freezer.answered()
+        self.played += 1
+        assert not caught or caught == cpu_ns  # the CPU of the period that tipped it, reported
+        return bool(caught)
+
+    def close(self) -> None:
+        self.freezer.close()
+
+
+def allowance(wall_ns: int) -> int:
+    return ALLOWANCE_NS + int(wall_ns * IDLE_SHARE)
+
+
+def test_a_bot_within_its_allowances_is_never_frozen() -> None:
+    bot = Periods()
+    try:
+        for n in range(30_000):  # short and long periods, each used to the nanosecond
+            wall = (3_000_000, 40_000_000, 700_000_000)[n % 3]
+            assert not bot.period(wall, allowance(wall)), n
+    finally:
+        bot.close()
+
+
+def test_a_bot_just_over_its_allowances_is_frozen_once_its_credit_is_used() -> None:
+    over = 100_000  # 0.1 ms too many in every period of 3 ms
+    bot = Periods()
+    try:
+        while not bot.period(3_000_000, allowance(3_000_000) + over):
+            assert bot.played <= CREDIT_NS // over
+        assert bot.played == CREDIT_NS // over + 1 and bot.freezer.freezing
+    finally:
+        bot.close()
+
+
+def test_a_burst_is_forgiven_once_the_credit_refilled_but_never_more() -> None:
+    wall = 3_000_000
+    burst = CREDIT_NS + allowance(wall)  # the whole credit in one period (a GC, say)
+    bot = Periods()
+    try:
+        assert not bot.period(wall, burst)
+        assert bot.freezer.credit_ns == 0
+        while bot.freezer.credit_ns < CREDIT_NS:  # idle periods earn it back, up to its cap
+            assert not bot.period(wall, 0)
+        assert bot.played == 1 + -(-CREDIT_NS // allowance(wall))
+        for _ in range(1000):  # however long it waits, it keeps no more than the cap
+            assert not bot.period(wall, 0)
+        assert not bot.period(wall, burst)
+        while bot.freezer.credit_ns < CREDIT_NS:
+            assert not bot.period(wall, 0)
+        assert bot.period(wall, burst + 1)  # one nanosecond more than it may keep
+    finally:
+        bot.close()
+
+
+def test_a_hog_on_every_core_is_frozen_after_its_first_period() -> None:
+    bot = Periods()
+    try:
+        for _ in range(10):
+            assert not bot.period(3_000_000, 50_000)  # innocent at first
+        assert bot.period(20_000_000, 2 * 20_000_000)  # then two cores for 20 ms
+    finally:
+        bot.close()
+
+
+@pytest.mark.slow
+def test_a_bot_just_over_its_allowance_between_calls_is_frozen(tmp_path: pathlib.Path) -> None:
+    require_freezer()
+    trickle = pathlib.Path(__file__).resolve().parent / "bots" / "trickle.py"
+    bot = LaunchedBot(
+        "trickle",
+        [sys.executable, str(trickle), "--address", "{address}", "--over-us", "1000"],
+        log_dir=tmp_path / "bots",
+        limits=Limits().to_dict(),
+        max_restarts=0,
+    )
+    periods = 3 * CREDIT_NS // 1_000_000  # the credit lasts about CREDIT_NS / 1 ms of them
+    try:
+        bot.start()
+        for _ in range(periods):
+            bot.call("StartGame", pb.StartGameRequest(game_id="g"), 10.0)
+            if bot.frozen_because:
+                break
+            time.sleep(0.05)  # a period of 50 ms: an allowance of 2 ms, of which it burns 3
+        assert bot.runs_only_when_asked, f"not frozen after {periods} periods"
+        group = cgroup_of(bot)
+        assert is_frozen(group)  # between its calls, from now on
+        log = bot.stderr_path.read_text()
+        assert "--- referee: it used" in log and "frozen between its calls from now on" in log
+    finally:
+        bot.close()
 
 
 @pytest.mark.slow
