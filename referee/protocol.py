@@ -42,6 +42,7 @@ __all__ = [
     "note_from_pb",
     "pass_request",
     "play_request",
+    "play_request_bytes",
     "rules_to_pb",
     "start_game_request",
     "view_from_play_request",
@@ -67,7 +68,13 @@ def note_from_pb(note: str) -> str | None:
     >>> len(note_from_pb("x" * 500))
     200
     """
-    return shown_note(note) if note else None
+    if not note:
+        return None
+    if len(note) <= NOTE_CHARS and note.isascii() and note.isprintable():
+        # The common note (plain ASCII text): shown_note would keep every character,
+        # and the per-character check costs about as much as the rest of a decision.
+        return note
+    return shown_note(note)
 
 
 # The engine's suits are 0..3 in the order clubs, diamonds, hearts, spades; the
@@ -225,6 +232,66 @@ def _trick_field(trick: Trick, current: bool) -> bytes:
     return pb.PlayCardRequest(tricks=[_trick_pb(trick)]).SerializeToString()
 
 
+#: id(trick) -> (trick, its encoding as one of PlayCardRequest's ``tricks``). A hand's
+#: completed tricks are the same objects in every later view of it: looked up by
+#: identity, a request skips hashing each trick (its plays, card by card); holding the
+#: trick keeps its id from being reused while the entry lives.
+_DONE_TRICKS: dict[int, tuple[Trick, bytes]] = {}
+
+
+def _done_trick_field(trick: Trick) -> bytes:
+    entry = _DONE_TRICKS.get(id(trick))
+    if entry is None or entry[0] is not trick:
+        entry = (trick, _trick_field(trick, False))
+        if len(_DONE_TRICKS) >= 8192:
+            _DONE_TRICKS.clear()
+        _DONE_TRICKS[id(trick)] = entry
+    return entry[1]
+
+
+# The scalar fields of a request, encoded as protobuf does (proto3: a field at its
+# default is left out; an int32 below zero is ten bytes, as int64; repeated scalars
+# packed), so that a request can be sent as the bytes grpcio would have made of it.
+_SMALL_VARINTS = [bytes((n,)) for n in range(128)]
+
+
+def _varint(value: int) -> bytes:
+    if 0 <= value < 128:
+        return _SMALL_VARINTS[value]
+    if value < 0:
+        value += 1 << 64
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _int_field(tag: bytes, value: int) -> bytes:
+    return tag + _varint(value) if value else b""
+
+
+def _text_field(tag: bytes, text: str) -> bytes:
+    if not text:
+        return b""
+    data = text.encode()
+    return tag + _varint(len(data)) + data
+
+
+def _packed_field(tag: bytes, values: Sequence[int]) -> bytes:
+    if not values:
+        return b""
+    data = b"".join([_varint(v) for v in values])
+    return tag + _varint(len(data)) + data
+
+
+def _clock_field(tag: bytes, move_time_ms: int, time_bank_ms: int) -> bytes:
+    """A ``Clock`` message field (always present: a message field has presence)."""
+    body = _int_field(b"\x08", move_time_ms) + _int_field(b"\x10", time_bank_ms)
+    return tag + _varint(len(body)) + body
+
+
 def trick_from_pb(trick: pb.Trick) -> Trick:
     return Trick(
         trick.leader,
@@ -282,30 +349,45 @@ def pass_request(
 def play_request(
     game_id: str, view: SeatView, decision_id: str, move_time_ms: int, time_bank_ms: int
 ) -> pb.PlayCardRequest:
-    request = pb.PlayCardRequest(
-        game_id=game_id,
-        seat=view.seat,
-        decision_id=decision_id,
-        clock=_clock(move_time_ms, time_bank_ms),
-        hand_number=view.hand_number,
-        trick_number=view.trick_number,
-        pass_to=view.pass_to,
-        pass_direction=_DIRECTION_TO_PB[view.pass_direction],
-        points_taken=view.points_taken,
-        scores=view.scores,
-        hearts_broken=view.hearts_broken,
+    return pb.PlayCardRequest.FromString(
+        play_request_bytes(game_id, view, decision_id, move_time_ms, time_bank_ms)
     )
-    parts = [_HAND_FIELD[c] for c in card_list(view.hand)]
+
+
+def play_request_bytes(
+    game_id: str, view: SeatView, decision_id: str, move_time_ms: int, time_bank_ms: int
+) -> bytes:
+    """:func:`play_request`'s message serialised, byte for byte as ``SerializeToString``
+    writes it (fields in number order), built without making the message.
+
+    The referee sends these bytes as they are (:class:`~referee.players.remote.BotConnection`):
+    building the message, then serialising it in grpcio, cost more than the rest of the
+    referee's work on a decision.
+    """
+    parts = [
+        _text_field(b"\x0a", game_id),  # 1 game_id
+        _int_field(b"\x10", view.seat),  # 2 seat
+        _text_field(b"\x1a", decision_id),  # 3 decision_id
+        _clock_field(b"\x22", move_time_ms, time_bank_ms),  # 4 clock
+        _int_field(b"\x28", view.hand_number),  # 5 hand_number
+        _int_field(b"\x30", view.trick_number),  # 6 trick_number
+    ]
+    parts += [_HAND_FIELD[c] for c in card_list(view.hand)]  # 7
     if view.passed:
-        parts += [_PASSED_FIELD[c] for c in card_list(view.passed)]
+        parts += [_PASSED_FIELD[c] for c in card_list(view.passed)]  # 8
     if view.received:
-        parts += [_RECEIVED_FIELD[c] for c in card_list(view.received)]
-    parts += [_trick_field(t, False) for t in view.tricks]
-    parts.append(_trick_field(view.current_trick, True))
-    parts += [_LEGAL_FIELD[c] for c in card_list(view.legal_moves)]
-    parts.append(_rules_field(view.rules))
-    request.MergeFromString(b"".join(parts))
-    return request
+        parts += [_RECEIVED_FIELD[c] for c in card_list(view.received)]  # 9
+    parts.append(_int_field(b"\x50", view.pass_to))  # 10 pass_to
+    parts.append(_int_field(b"\x58", _DIRECTION_TO_PB[view.pass_direction]))  # 11
+    parts += [_done_trick_field(t) for t in view.tricks]  # 12 tricks
+    parts.append(_trick_field(view.current_trick, True))  # 13 current_trick
+    parts.append(_packed_field(b"\x72", view.points_taken))  # 14 points_taken
+    parts.append(_packed_field(b"\x7a", view.scores))  # 15 scores
+    if view.hearts_broken:
+        parts.append(b"\x80\x01\x01")  # 16 hearts_broken (a two-byte tag)
+    parts += [_LEGAL_FIELD[c] for c in card_list(view.legal_moves)]  # 17 legal_moves
+    parts.append(_rules_field(view.rules))  # 18 rules
+    return b"".join(parts)
 
 
 def moon_scoring_request(

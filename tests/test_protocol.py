@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Iterator
 
@@ -113,6 +114,22 @@ def test_play_request_is_the_plain_message(rules: Rules) -> None:
         assert _wire(fast).SerializeToString(deterministic=True) == _plain_play_request(
             view, 250, 1234
         ).SerializeToString(deterministic=True)
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: f"{r.num_players}p")
+def test_play_request_bytes_are_what_grpcio_would_send(rules: Rules) -> None:
+    """The referee sends play_request_bytes as they are: they must be the very bytes that
+    serialising the plain message gives (field order included), for every clock, score
+    (negative ones too: ten-byte varints) and id."""
+    for n, (_, view) in enumerate(random_views(rules, 11, every=2)):
+        move_ms, bank_ms = (0, 0) if n % 5 == 0 else (250 + n, 127 * n)
+        if n % 3 == 0:  # scores below zero (a moon subtracted from the shooter)
+            view = dataclasses.replace(view, scores=tuple(-26 * s for s in range(len(view.scores))))
+        plain = _plain_play_request(view, move_ms, bank_ms)
+        plain.game_id, plain.decision_id = f"game-{n}", "d" * n
+        sent = protocol.play_request_bytes(f"game-{n}", view, "d" * n, move_ms, bank_ms)
+        assert sent == plain.SerializeToString()
+        assert sent == plain.SerializeToString(deterministic=True)
 
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: f"{r.num_players}p")

@@ -230,6 +230,9 @@ class LaunchedBot(Connection):
     folders the bot must not see even inside its own (the output folder).
     """
 
+    #: Requests go on to the process's :class:`BotConnection` as they are, bytes too.
+    takes_bytes = True
+
     def __init__(
         self,
         name: str,

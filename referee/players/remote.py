@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 NAME_CHARS, VERSION_CHARS, AUTHOR_CHARS, LANGUAGE_CHARS = 64, 64, 128, 32
 DETAILS_CHARS = 300
 
+_SERVICE = pb.DESCRIPTOR.services_by_name["HeartsBot"]
+_RESPONSES = {m.output_type.name: getattr(pb, m.output_type.name) for m in _SERVICE.methods}
+
 _FAULT_OF_CODE = {
     grpc.StatusCode.DEADLINE_EXCEEDED: FaultKind.TIMEOUT,
     grpc.StatusCode.UNAVAILABLE: FaultKind.UNAVAILABLE,
@@ -61,6 +64,10 @@ class Connection:
     info: BotInfo
     #: See :attr:`referee.players.base.Player.runs_only_when_asked`.
     runs_only_when_asked: bool = False
+    #: True if :meth:`call` takes a request's serialised bytes as well as the message
+    #: (a :class:`BotConnection`, or a connection that hands requests on to one): the
+    #: player then sends its PlayCard requests as bytes, built without the message.
+    takes_bytes: bool = False
 
     def call(self, rpc: str, request: Any, timeout_s: float) -> Any:
         raise NotImplementedError
@@ -72,16 +79,33 @@ class Connection:
 class BotConnection(Connection):
     """A gRPC channel to one bot server at ``address`` (``host:port``)."""
 
+    takes_bytes = True
+
     def __init__(self, address: str, *, max_message_bytes: int = 64 * 1024) -> None:
         self.address = address
         self.info = BotInfo(name=address)
         self._channel = open_channel(address, max_message_bytes=max_message_bytes)
         self._stub = pb_grpc.HeartsBotStub(self._channel)
         self._health = health_pb2_grpc.HealthStub(self._channel)
+        # The same methods for requests given serialised (sent as they are).
+        self._raw = {
+            method.name: self._channel.unary_unary(
+                f"/{_SERVICE.full_name}/{method.name}",
+                request_serializer=None,
+                response_deserializer=_RESPONSES[method.output_type.name].FromString,
+                _registered_method=True,
+            )
+            for method in _SERVICE.methods
+        }
 
     def call(self, rpc: str, request: Any, timeout_s: float) -> Any:
-        """Call ``rpc`` with a deadline; any failure is a :class:`BotFault`."""
+        """Call ``rpc`` with a deadline; any failure is a :class:`BotFault`.
+
+        ``request`` is the message, or its serialised bytes.
+        """
         try:
+            if type(request) is bytes:
+                return self._raw[rpc](request, timeout=timeout_s)
             return getattr(self._stub, rpc)(request, timeout=timeout_s)
         except grpc.RpcError as error:
             raise fault_of(error, rpc) from None
@@ -192,6 +216,7 @@ class RemotePlayer(Player):
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
+        self._takes_bytes = connection.takes_bytes
         # Notes of answers not yet taken by the runner, by (game id, decision id):
         # one player answers for several seats and games from several threads.
         self._notes: dict[tuple[str, str], str] = {}
@@ -226,9 +251,8 @@ class RemotePlayer(Player):
         return _parse(lambda: protocol.cards_from_pb(reply.cards))
 
     def play_card(self, game_id: str, view: SeatView, decision_id: str, deadline: Deadline) -> Card:
-        request = protocol.play_request(
-            game_id, view, decision_id, deadline.move_time_ms, deadline.time_bank_ms
-        )
+        build = protocol.play_request_bytes if self._takes_bytes else protocol.play_request
+        request = build(game_id, view, decision_id, deadline.move_time_ms, deadline.time_bank_ms)
         reply = self.connection.call("PlayCard", request, deadline.timeout_s)
         self._keep_note(game_id, decision_id, reply)
         if not reply.HasField("card"):

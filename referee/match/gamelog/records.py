@@ -175,10 +175,22 @@ def _millis(record: dict[str, Any], key: str) -> float | None:
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
+#: Each card as written (``str(Card(i))``), looked up rather than formatted every time.
+_CARD_TEXT = tuple(str(Card(index)) for index in range(52))
+
+
 def _json(value: Any) -> Any:
     """A record field's value as JSON: cards as strings, enums as their values."""
-    if type(value) in _PLAIN:  # most fields: the fast path of every record written
+    kind = type(value)
+    if kind in _PLAIN:  # most fields: the fast path of every record written
         return value
+    if kind is Card:
+        return _CARD_TEXT[value]
+    if kind is tuple or kind is list:  # a card list (legal moves, a hand) above all
+        return [
+            v if type(v) in _PLAIN else _CARD_TEXT[v] if type(v) is Card else _json(v)
+            for v in value
+        ]
     if isinstance(value, Card):
         return str(value)
     if isinstance(value, enum.Enum):
