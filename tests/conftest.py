@@ -6,7 +6,9 @@ saying what to install, so that ``python -m pytest`` works anywhere. ``.ci/run``
 installs all of it and sets ``HEARTS_CI=1``: there, a skip means a check that
 silently did not run, so this hook reports it as a failure carrying the
 skip's own message (which names what is missing). Strict xfails are left
-alone: they are expected failures, not skips.
+alone: they are expected failures, not skips, and one fixed fails as XPASS.
+A lax xfail (a ``pytest.xfail()`` call, or a mark without ``strict=True``)
+would be green whether or not its check ran: it fails too.
 """
 
 from __future__ import annotations
@@ -33,13 +35,30 @@ def _fail_the_skip(report: pytest.TestReport | pytest.CollectReport) -> None:
     )
 
 
+def _strict_xfail(item: pytest.Item) -> bool:
+    """True if the test is marked ``xfail(strict=True)``: a known hole whose fix must show."""
+    strict_default = bool(item.config.getini("xfail_strict"))
+    return any(
+        mark.kwargs.get("strict", strict_default) for mark in item.iter_markers(name="xfail")
+    )
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
-    if in_ci() and report.skipped and not hasattr(report, "wasxfail"):
+    if not in_ci():
+        return report
+    if report.skipped and not hasattr(report, "wasxfail"):
         _fail_the_skip(report)
+    elif report.skipped and not _strict_xfail(item):
+        # A pytest.xfail() call or a lax xfail mark would pass whether or not the check ran.
+        report.outcome = "failed"
+        report.longrepr = (
+            f"{CI_FLAG}=1: only a strict xfail may stand for a known hole, and this one is not "
+            f"(mark it xfail(strict=True) or fix it): {report.wasxfail}"
+        )
     return report
 
 

@@ -124,23 +124,34 @@ def needs_thing():
 
 def test_skipped_in_a_fixture(needs_thing):
     pass
+
+@pytest.mark.xfail(reason="a lax mark")
+def test_lax():
+    assert False
+
+def test_xfail_called():
+    pytest.xfail("no doohickey here")
 """
 
 
 def test_under_the_flag_every_kind_of_skip_fails_and_an_xfail_stays_one(
     tmp_path: pathlib.Path,
 ) -> None:
-    """tests/conftest.py's hook on a sample: a mark, a call and a fixture that skip."""
+    """tests/conftest.py's hook on a sample: a mark, a call and a fixture that skip, and
+    xfails strict, lax and called."""
     (tmp_path / "test_sample.py").write_text(SAMPLE)
     argv = [sys.executable, "-m", "pytest", "-p", "tests.conftest", "-p", "no:cacheprovider"]
     argv += ["-o", "addopts=-ra", "--rootdir", str(tmp_path), str(tmp_path / "test_sample.py")]
     env = {k: v for k, v in os.environ.items() if k != CI_FLAG}
     plain = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-    assert " 1 passed, 3 skipped, 1 xfailed in " in plain.stdout.strip().splitlines()[-1]
+    assert " 1 passed, 3 skipped, 3 xfailed in " in plain.stdout.strip().splitlines()[-1]
     env[CI_FLAG] = "1"
     ci = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert ci.returncode == 1, ci.stdout[-3000:]
     summary = ci.stdout.strip().splitlines()[-1]
-    assert " 1 failed, 1 passed, 1 xfailed, 2 errors in " in summary, ci.stdout[-3000:]
+    assert " 3 failed, 1 passed, 1 xfailed, 2 errors in " in summary, ci.stdout[-3000:]
     for reason in ("no widget here", "no gadget here", "no thing here"):
         assert f"a skip is a failure here: {reason}" in ci.stdout, ci.stdout[-3000:]
+    # Only the strict xfail stays one: a lax mark and a pytest.xfail() call fail, named.
+    for reason in ("a lax mark", "no doohickey here"):
+        assert f"this one is not (mark it xfail(strict=True) or fix it): {reason}" in ci.stdout
