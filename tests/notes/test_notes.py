@@ -168,7 +168,7 @@ def test_an_old_log_without_notes_reads_and_a_bad_note_is_named(tmp_path: pathli
     path.write_text("\n".join(text) + "\n")
     with pytest.raises(LogError) as caught:
         load_game(path)
-    assert f"{path}:{at + 1}" in str(caught.value) or str(at + 1) in str(caught.value)
+    assert str(caught.value).startswith(f"{path}:{at + 1}: "), caught.value  # file and line
     assert "'note' should be a string" in str(caught.value)
 
 
