@@ -259,13 +259,6 @@ class SeatAnalysis:
             decisions=tuple(Decision.from_json(d) for d in data["decisions"]),
         )
 
-    def decision_at(self, hand: int, trick: int, position: int) -> Decision | None:
-        """The analysed play at that place (``trick`` 0: the pass)."""
-        for d in self.decisions:
-            if (d.hand, d.trick, d.position) == (hand, trick, position) and d.kind != "moon":
-                return d
-        return None
-
 
 @dataclasses.dataclass(slots=True, kw_only=True)
 class AnalysisFile:

@@ -91,10 +91,6 @@ class Settings:
     def to_dict(self) -> dict[str, int]:
         return dataclasses.asdict(self)
 
-    @classmethod
-    def from_dict(cls, data: dict[str, object]) -> Settings:
-        return cls(**{f.name: data[f.name] for f in dataclasses.fields(cls) if f.name in data})  # type: ignore[arg-type]
-
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class OptionValue:
