@@ -58,9 +58,10 @@ In each mode:
 - **echo**: a raw gRPC unary round trip between two Python processes: this
   process calls a minimal echo server process (a generic handler returning
   its 4-byte request; the same grpcio and the same thread-pool server as
-  referee.botkit). One echo call, then one to **four servers** (after seat s
-  plays, server s: the bots' access pattern, four idle processes), is made
-  after every play of the games above (from the log's on_event hook, timed
+  referee.botkit, called through the referee's own channel,
+  referee.players.remote.open_channel). One echo call, then one to **four
+  servers** (after seat s plays, server s: the bots' access pattern, four
+  idle processes), is made after every play of the games above (from the log's on_event hook, timed
   separately on both clocks and taken off the game's), so that the echo is
   measured under the same conditions as the referee: the same load, the same
   process, servers that idle between calls as the bots do. Figure 2 is each
@@ -127,7 +128,7 @@ from referee.pb.hearts.v1 import hearts_pb2 as pb  # noqa: E402
 from referee.players import BotInfo, RemotePlayer  # noqa: E402
 from referee.players.launcher import free_port  # noqa: E402
 from referee.players.policy import FaultPolicy, Limits, TimeControl  # noqa: E402
-from referee.players.remote import Connection  # noqa: E402
+from referee.players.remote import Connection, open_channel  # noqa: E402
 from referee.players.specs import parse_bot  # noqa: E402
 from referee.players.supply import BotPool  # noqa: E402
 from referee.sandbox.supervisor import freezer_support  # noqa: E402
@@ -175,7 +176,7 @@ class Echo:
         assert self.proc.stdout is not None
         if self.proc.stdout.readline().strip() != "ready":
             raise SystemExit("the echo server did not start")
-        self.channel = grpc.insecure_channel(address)
+        self.channel = open_channel(address)  # the referee's channel options: the same client
         self.call = self.channel.unary_unary(ECHO_METHOD)
         grpc.channel_ready_future(self.channel).result(timeout=10)
         for _ in range(200):  # warm up
@@ -472,6 +473,7 @@ def starts_part(args: argparse.Namespace, tmp: pathlib.Path) -> dict[str, list[f
         for mode in ("bwrap", "none")
     }
     try:
+        start_times(pools, args.bots.split(",")[0], 1)  # warm up: a pool's first start is slower
         return start_times(pools, args.bots.split(",")[0], args.starts)
     finally:
         for pool in pools.values():
