@@ -140,6 +140,8 @@ PAYLOAD = b"ping"
 SETTLE_S = 0.05
 #: Echo calls timed alone after each game (echo_cpu_alone).
 ALONE_CALLS = 200
+#: Seconds this process's CPU is read with nothing to do (referee_part).
+IDLE_S = 1.0
 
 
 def serve_echo(address: str) -> None:
@@ -427,7 +429,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def referee_part(args: argparse.Namespace, tmp: pathlib.Path) -> tuple[dict[str, Mode], float]:
+def referee_part(
+    args: argparse.Namespace, tmp: pathlib.Path
+) -> tuple[dict[str, Mode], float, float]:
     """The Python bot games of the three modes, game by game, and the instant bots'."""
     folders = args.bots.split(",")
     modes: dict[str, Mode] = {}
@@ -436,6 +440,11 @@ def referee_part(args: argparse.Namespace, tmp: pathlib.Path) -> tuple[dict[str,
         for name, sandbox, ponder in (("bwrap", "bwrap", False), ("none", "none", False)):
             modes[name] = Mode(sandbox, tmp, folders, ponder=ponder)
         modes["ponder"] = Mode("bwrap", tmp, folders, ponder=True)
+        # This process with nothing to do: the channels and servers of all three modes are
+        # open (a tournament's referee has only its bots'), and gRPC's threads wake anyway.
+        cpu = time.process_time()
+        time.sleep(IDLE_S)
+        idle_ms_per_s = (time.process_time() - cpu) * 1000 / IDLE_S
         instant = [RemotePlayer(InstantConnection()) for _ in range(4)]
         bots = modes["none"].bots
         for game in range(1, args.games + 1):
@@ -458,7 +467,7 @@ def referee_part(args: argparse.Namespace, tmp: pathlib.Path) -> tuple[dict[str,
     finally:
         for mode in modes.values():
             mode.close()
-    return modes, statistics.median(alone)
+    return modes, statistics.median(alone), idle_ms_per_s
 
 
 def starts_part(args: argparse.Namespace, tmp: pathlib.Path) -> dict[str, list[float]]:
@@ -495,7 +504,7 @@ def verdict(met: bool) -> str:
     return "met" if met else "NOT met"
 
 
-def report_modes(modes: dict[str, Mode], alone_ms: float) -> list[str]:
+def report_modes(modes: dict[str, Mode], alone_ms: float, idle_ms_per_s: float) -> list[str]:
     """Print each mode's figures; the summary's lines of the referee part."""
     for mode in modes.values():
         echo_ms, echo4_ms = mode.median("echo_ms"), mode.median("echo4_ms")
@@ -516,6 +525,12 @@ def report_modes(modes: dict[str, Mode], alone_ms: float) -> list[str]:
             f"{statistics.median(mode.alone):.3f} ms alone)"
         )
     print(f"\nreferee alone (instant in-process bots):            {alone_ms:.3f} ms per decision")
+    pace = modes["bwrap"].median("per_decision")
+    print(
+        f"this process idle (every mode's channels open):    {idle_ms_per_s:.2f} ms CPU a second,"
+        f" {idle_ms_per_s * pace / 1000:.4f} ms per decision at the games' pace (counted in "
+        "the referee's CPU)"
+    )
     lines = []
     for key, label in (("bwrap", "sandboxed, Unix"), ("none", "no sandbox, TCP")):
         mode = modes[key]
@@ -590,7 +605,7 @@ def main() -> None:
     go: GoFigures | None = None
     try:
         if "referee" in args.parts:
-            modes, alone_ms = referee_part(args, tmp)
+            modes, alone_ms, idle_ms_per_s = referee_part(args, tmp)
         if "starts" in args.parts:
             starts = starts_part(args, tmp)
         if "go" in args.parts:
@@ -616,7 +631,7 @@ def main() -> None:
     )
     summary: list[str] = []
     if modes:
-        summary += report_modes(modes, alone_ms)
+        summary += report_modes(modes, alone_ms, idle_ms_per_s)
     if starts:
         summary += report_starts(starts)
     if go is not None:
