@@ -1,15 +1,19 @@
-"""The README says exactly what ``.ci/run`` installs and what it expects of the machine.
+"""``.ci/run`` checks every tool the tests require, and the README says exactly what it installs.
 
 ``.ci/run`` states its Debian packages in ``APT_PACKAGES`` and its
 toolchains in ``TOOLCHAINS`` (``command|minimum version|version
 command|Debian package or -|hint``); the README's CI paragraph names the
 same packages, no more and no fewer, and each toolchain that Debian does not
 give (package ``-``) with its minimum version. A package added to one and
-not the other fails here.
+not the other fails here. And every tool a test requires (the names given to
+``tests.helpers.missing_tools`` and ``require_tools``) is a TOOLCHAINS entry,
+so that a machine without it fails ``.ci/run``'s check, naming it, before the
+suite runs rather than as a skip turned failure an hour into it.
 """
 
 from __future__ import annotations
 
+import ast
 import pathlib
 import re
 
@@ -81,3 +85,32 @@ def test_the_readme_names_the_other_steps_as_ci_runs_them() -> None:
     for said, done in STEPS:
         assert done in script, f".ci/run no longer runs {done!r}: update the README and STEPS"
         assert f"`{said}`" in paragraph, (said, paragraph)
+
+
+def tools_the_tests_require() -> dict[str, str]:
+    """Each program named to missing_tools or require_tools in tests/, with where.
+
+    tests/ci is left out: its tests of the helpers name programs that exist nowhere.
+    """
+    found: dict[str, str] = {}
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        if path.is_relative_to(ROOT / "tests" / "ci"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+                continue
+            if node.func.id not in ("missing_tools", "require_tools"):
+                continue
+            for arg in node.args:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    found.setdefault(arg.value, f"{path.relative_to(ROOT)}:{node.lineno}")
+    return found
+
+
+def test_ci_run_checks_every_tool_a_test_requires() -> None:
+    required = tools_the_tests_require()
+    assert {"go", "cargo", "java", "node", "cmake"} <= required.keys(), required  # found them
+    checked = {name for name, _, _ in toolchains()}
+    unchecked = {tool: where for tool, where in required.items() if tool not in checked}
+    assert not unchecked, f"tools the tests require that .ci/run does not check: {unchecked}"
