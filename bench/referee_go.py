@@ -195,6 +195,12 @@ class GoFigures:
             f"game), {len(runs)} round(s) of old, new alternately; per core = / {cores()} cores "
             f"(os.sched_getaffinity); baseline {self.baseline}"
         ]
+        counts = {r["decisions"] for s in [*self.new.values(), *self.old.values()] for r in s.runs}
+        lines.append(
+            f"    the same games in every run: {first['decisions']} decisions each"
+            if len(counts) == 1
+            else f"    NOT the same games in every run: {min(counts)}..{max(counts)} decisions"
+        )
         for concurrency in self.new:
             new, old = self.new[concurrency], self.old[concurrency]
             ratio, ratios = self.ratio(concurrency), self.round_ratios(concurrency)

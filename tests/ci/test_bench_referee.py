@@ -75,6 +75,7 @@ def test_the_go_summary_gives_the_ratio_of_the_medians_and_its_verdict(bench: Mo
     assert "games/min/core 33.0 (30.0..36.0) vs baseline 20.0 (20.0..24.0): 1.65x" in text
     assert "(rounds 1.50..1.65) [>= 1.5x: met]" in text
     assert "0.500 ms vs baseline 1.000 ms" in text and "baseline b6c745a old" in text
+    assert "the same games in every run: 2800 decisions each" in text
     figures.new[1].runs[:2] = [_run(25.0, 0.5), _run(26.0, 0.5)]  # median 26: 1.30x
     assert "[>= 1.5x: NOT met]" in "\n".join(figures.report())
     assert go.GoFigures(skipped="Go is not installed").report() == [
