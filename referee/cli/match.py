@@ -14,6 +14,7 @@ import click
 from referee.cli.match_common import (
     bots_of_arguments,
     build_or_fail,
+    interrupts_deferred,
     prepare_folder,
     start_or_fail,
     summary,
@@ -167,7 +168,8 @@ def match(
         click.echo(f"\ninterrupted; the logs so far are in {log_path}", err=True)
         sys.exit(130)
     finally:
-        pool.close()
+        with interrupts_deferred():
+            pool.close()
     if games == 1:
         if as_json:
             click.echo(json.dumps(records[0].to_dict(), indent=2))

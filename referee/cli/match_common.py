@@ -8,8 +8,11 @@ a game's hand-by-hand scores and placements the same way (:func:`summary`).
 
 from __future__ import annotations
 
+import contextlib
 import pathlib
-from collections.abc import Sequence
+import signal
+import threading
+from collections.abc import Iterator, Sequence
 
 import click
 from tabulate import tabulate
@@ -22,7 +25,14 @@ from referee.players.builds import build_bots
 from referee.players.specs import BotSpec, BotSpecError, parse_bot, unique_names
 from referee.players.supply import BotPool
 
-__all__ = ["bots_of_arguments", "build_or_fail", "prepare_folder", "start_or_fail", "summary"]
+__all__ = [
+    "bots_of_arguments",
+    "build_or_fail",
+    "interrupts_deferred",
+    "prepare_folder",
+    "start_or_fail",
+    "summary",
+]
 
 
 def bots_of_arguments(texts: Sequence[str]) -> list[BotSpec]:
@@ -100,6 +110,28 @@ def start_or_fail(pool: BotPool, specs: Sequence[BotSpec]) -> dict[str, Player]:
         return pool.start_all(specs, stand_in=False)
     except BotFault as fault:
         raise click.ClickException(f"a bot did not start: {fault.message}") from None
+
+
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[threading.Event]:
+    """Ctrl-C does not break off the block; the event given is set when one came.
+
+    For the cleanup (the bots stopped, the server closed) and the wait for
+    Ctrl-C after a game: a second Ctrl-C (impatient, or ``timeout``, which
+    signals its child and then its whole group) would otherwise break off the
+    cleanup with "Aborted!" or an internal error, and could leave a bot running.
+    The cleanup's own waits are bounded, so the command still ends. Outside the
+    main thread, where no signal arrives, it changes nothing.
+    """
+    interrupted = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield interrupted
+        return
+    kept = signal.signal(signal.SIGINT, lambda _signum, _frame: interrupted.set())
+    try:
+        yield interrupted
+    finally:
+        signal.signal(signal.SIGINT, kept)
 
 
 def summary(record: GameRecord) -> str:

@@ -13,13 +13,13 @@ import datetime
 import pathlib
 import secrets
 import sys
-import threading
 
 import click
 
 from referee.cli.match_common import (
     bots_of_arguments,
     build_or_fail,
+    interrupts_deferred,
     prepare_folder,
     start_or_fail,
     summary,
@@ -155,7 +155,7 @@ def play(
             err=True,
         )
     if build:
-        build_or_fail(specs, MatchLayout(out_dir), sandbox=sandbox)
+        build_or_fail(specs, MatchLayout(out_dir), sandbox=sandbox, show_progress=True)
     humans = [
         HumanPlayer(s, name=HUMAN if i == 0 else f"{HUMAN}#{i + 1}")
         for i, s in enumerate(human_seats)
@@ -205,7 +205,9 @@ def play(
         record = play_game(game, players, log_path, on_event=follow_all(humans))
         click.echo(summary(record))
         click.echo("the table stays open (placements, replay) until Ctrl-C", err=True)
-        threading.Event().wait()  # until Ctrl-C
+        with interrupts_deferred() as interrupted:
+            while not interrupted.wait(0.5):
+                pass
     except KeyboardInterrupt:
         finished = all(h.game_over for h in humans)
         if not finished:
@@ -214,8 +216,9 @@ def play(
             click.echo(f"\ninterrupted; the log so far is in {log_path}", err=True)
             sys.exit(130)
     finally:
-        pool.close()
-        server.stop()
+        with interrupts_deferred():
+            pool.close()
+            server.stop()
 
 
 def _config(path: pathlib.Path | None) -> PlayConfig:

@@ -152,8 +152,14 @@ def test_a_human_who_leaves_gets_the_fallback(tmp_path):
             if log.exists() and '"type":"game_end"' in log.read_text():
                 break
             time.sleep(0.2)
+        # Ctrl-C twice, as an impatient user or `timeout` (its child, then its group) sends
+        # it: the second does not break off the cleanup ("Aborted!", exit 1, a bot left).
+        process.send_signal(signal.SIGINT)
+        time.sleep(0.05)
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=30) == 0, process.stderr.read()
+        errors = process.stderr.read()
+        assert "Aborted" not in errors and "internal error" not in errors, errors
     finally:
         if process.poll() is None:
             process.kill()
