@@ -40,11 +40,18 @@ _ELEVEN = [
 NORTH = 0
 
 
+def _settings(**fields: int) -> Settings:
+    """Searches never stopped by the clock (a loaded machine would cut them short)."""
+    return Settings(budget_ms=600_000, **fields)
+
+
 def _analyse(state, settings: Settings | None = None):
-    settings = settings or Settings()
+    settings = settings or _settings()
     seat = state.current
     k = knowledge_of(state.view(seat), variant_of(state.rules))
-    return evaluate_play(k, settings, decision_rng(settings, 0, "test"))
+    estimate = evaluate_play(k, settings, decision_rng(settings, 0, "test"))
+    assert not estimate.cut
+    return estimate
 
 
 def test_dumping_the_queen_under_the_ace_is_best_and_keeping_it_a_mistake_of_three() -> None:
@@ -84,7 +91,7 @@ def test_sampled_search_finds_the_best_card_and_the_loss_within_its_error() -> N
     """The same position sampled (8 worlds of 30, not every one): the mean is still
     within a few standard errors of the exact values."""
     state = scripted([*_ELEVEN, "AS"], {0: "QS TS", 1: "QH KS", 2: "AH JS", 3: "KH"}, first=NORTH)
-    estimate = _analyse(state, Settings(worlds=8))
+    estimate = _analyse(state, _settings(worlds=8))
     assert not estimate.exact and estimate.worlds == 8
     exact = exact_values(state, NORTH)
     for option in estimate.options:
@@ -124,7 +131,7 @@ def test_every_consistent_deal_agrees_with_brute_force(cards_left: int) -> None:
 def test_end_positions_exact_when_enumerable(rules: Rules) -> None:
     """With every consistent deal played, the analysis's values are the exact ones."""
     for state in _positions(3, 5, rules):
-        estimate = _analyse(state, Settings(worlds=2000))  # 3 cards each: at most 1680 deals
+        estimate = _analyse(state, _settings(worlds=2000))  # 3 cards each: at most 1680 deals
         assert estimate.exact
         exact = exact_values(state, state.current)
         for option in estimate.options:
@@ -147,7 +154,7 @@ def test_end_positions_sampled_match_exact_within_the_reported_error() -> None:
     loss_z: list[float] = []
     for state in _positions(3, 12):
         seat = state.current
-        estimate = _analyse(state, Settings(worlds=40))
+        estimate = _analyse(state, _settings(worlds=40))
         if estimate.exact:
             continue  # 40 deals or fewer: played every one
         exact = exact_values(state, seat)
@@ -172,8 +179,8 @@ def test_the_analysis_sees_only_the_seats_information() -> None:
     same analysis, card for card."""
     ends = {0: "QS TS", 1: "QH KS", 2: "AH JS", 3: "KH"}
     swapped = {0: "QS TS", 1: "AH JS", 2: "QH KS", 3: "KH"}
-    one = _analyse(scripted([*_ELEVEN, "AS"], ends, first=NORTH), Settings(worlds=8))
-    other = _analyse(scripted([*_ELEVEN, "AS"], swapped, first=NORTH), Settings(worlds=8))
+    one = _analyse(scripted([*_ELEVEN, "AS"], ends, first=NORTH), _settings(worlds=8))
+    other = _analyse(scripted([*_ELEVEN, "AS"], swapped, first=NORTH), _settings(worlds=8))
     assert one == other
 
 
