@@ -38,6 +38,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -48,6 +49,7 @@ from referee.players import LaunchedBot, Player, RemotePlayer  # noqa: E402
 from referee.players.policy import FaultPolicy, Limits, TimeControl  # noqa: E402
 from referee.players.specs import parse_bot  # noqa: E402
 from referee.players.supply import BotPool  # noqa: E402
+from referee.sandbox import freezer  # noqa: E402
 from referee.sandbox.supervisor import freezer_support  # noqa: E402
 
 MODES = ("pondering", "default", "caught")
@@ -78,6 +80,7 @@ class Mode:
                 bot.freeze_between_calls("bench: frozen between its calls from the start")
         self.per_decision: dict[int, float] = {}
         self.cpu_per_decision: dict[int, float] = {}  # the referee's own CPU, ms
+        self.decisions = 0  # in all its games, the warm-up too
         self.play(0)  # warm up
 
     def launched(self) -> list[LaunchedBot]:
@@ -103,6 +106,7 @@ class Mode:
         if any(record.faults):
             raise SystemExit(f"{self.name} game {seed}: faults {record.faults}")
         ms = wall_ms / sum(record.decisions)
+        self.decisions += sum(record.decisions)
         if seed:
             self.per_decision[seed] = ms
             self.cpu_per_decision[seed] = cpu_ms / sum(record.decisions)
@@ -128,6 +132,7 @@ def bootstrap_median(values: list[float], rounds: int = 2000) -> tuple[float, fl
 
 
 def cost_line(label: str, mode: Mode, reference: Mode) -> tuple[str, float]:
+    """``mode``'s cost per decision against ``reference``, game by game; and its median."""
     ratios = [
         mode.per_decision[seed] / reference.per_decision[seed] - 1 for seed in mode.per_decision
     ]
@@ -137,11 +142,39 @@ def cost_line(label: str, mode: Mode, reference: Mode) -> tuple[str, float]:
     added = statistics.median(
         mode.per_decision[s] - reference.per_decision[s] for s in mode.per_decision
     )
+    cpu = statistics.median(
+        mode.cpu_per_decision[s] / reference.cpu_per_decision[s] - 1 for s in mode.per_decision
+    )
     return (
         f"  {label}: {median:+.1%} per decision ({added:+.3f} ms); games: quartiles "
         f"{q1:+.1%}..{q3:+.1%}, range {min(ratios):+.1%}..{max(ratios):+.1%}; "
-        f"95% interval of the median {low:+.1%}..{high:+.1%}"
+        f"95% interval of the median {low:+.1%}..{high:+.1%}; the referee's CPU {cpu:+.1%}"
     ), median
+
+
+def first_freezer(mode: Mode) -> freezer.Freezer:
+    return next(f for f in (b.running_freezer for b in mode.launched()) if f is not None)
+
+
+def per_call_us(mode: Mode, step: Callable[[freezer.Freezer], object], times: int) -> float:
+    """Microseconds of the referee's CPU that ``step`` takes on an idle bot's freezer."""
+    found = first_freezer(mode)
+    start = time.thread_time_ns()
+    for _ in range(times):
+        step(found)
+    return (time.thread_time_ns() - start) / times / 1000
+
+
+def watched(found: freezer.Freezer) -> None:
+    """What watching adds to a call of a bot not frozen: the CPU clock read twice."""
+    found.asked()
+    found.answered()
+
+
+def thawed_and_frozen(found: freezer.Freezer) -> None:
+    """What a caught bot's call adds in the referee: the thaw and freeze writes."""
+    found.thaw()
+    found.freeze()
 
 
 def main() -> None:
@@ -176,7 +209,25 @@ def main() -> None:
         )
         for mode in modes.values():
             values = list(mode.per_decision.values())
-            print(f"  {mode.name:9}: {statistics.median(values):.3f} ms per decision (median game)")
+            cpu = statistics.median(mode.cpu_per_decision.values())
+            print(
+                f"  {mode.name:9}: {statistics.median(values):.3f} ms per decision (median game); "
+                f"the referee's CPU {cpu:.3f} ms per decision"
+            )
+        calls = sum(f.calls for b in default.launched() if (f := b.running_freezer)) / 4
+        per_decision = calls / default.decisions  # each bot's calls per decision of the game
+        watch_us = per_call_us(default, watched, 20_000)
+        writes_us = per_call_us(caught, thawed_and_frozen, 2_000)
+        share = (
+            4 * per_decision * watch_us / 1000 / statistics.median(pondering.per_decision.values())
+        )
+        print(
+            f"  per call, the referee's CPU: watching a bot {watch_us:.1f} us; a caught bot's thaw "
+            f"and freeze writes (cgroup v{first_freezer(caught).version}) {writes_us:.1f} us. "
+            f"Watching four bots ({4 * per_decision:.2f} calls per decision) adds "
+            f"{share:+.2%} to a pondering decision: freezing's cost while no bot is caught, "
+            f"without the games' noise"
+        )
         line, figure = cost_line("freezing on use (default vs pondering)", default, pondering)
         print(line)
         print(f"  {caught_line(caught, pondering)}")
