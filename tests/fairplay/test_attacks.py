@@ -233,7 +233,10 @@ def make_run(
         "  random: random",
         "  heuristic: heuristic",
         "rules: {target_score: 30}",
-        "schedule: {deal_sets: 1}",
+        # One game: every attack runs in the attacker's first game (t1-d1-r1) and is judged
+        # there; the three rotations after it only started fresh processes (bot_lifetime
+        # game) for the same verdicts, a third of the file's time.
+        "schedule: {deal_sets: 1, duplicate: false}",
         f"time_control: {json.dumps(tc)}",
         "fault_policy: {max_restarts: 5}",
         f"bot_processes: {bot_processes}",
