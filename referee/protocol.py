@@ -282,7 +282,10 @@ def _text_field(tag: bytes, text: str) -> bytes:
 def _packed_field(tag: bytes, values: Sequence[int]) -> bytes:
     if not values:
         return b""
-    data = b"".join([_varint(v) for v in values])
+    if min(values) >= 0 and max(values) < 128:  # each value one byte: the usual scores
+        data = bytes(values)
+    else:
+        data = b"".join([_varint(v) for v in values])
     return tag + _varint(len(data)) + data
 
 
@@ -379,7 +382,13 @@ def play_request_bytes(
         parts += [_RECEIVED_FIELD[c] for c in card_list(view.received)]  # 9
     parts.append(_int_field(b"\x50", view.pass_to))  # 10 pass_to
     parts.append(_int_field(b"\x58", _DIRECTION_TO_PB[view.pass_direction]))  # 11
-    parts += [_done_trick_field(t) for t in view.tricks]  # 12 tricks
+    done = _DONE_TRICKS
+    parts += [  # 12 tricks (the lookup of _done_trick_field inlined: up to 12 a request)
+        entry[1]
+        if (entry := done.get(id(t))) is not None and entry[0] is t
+        else _done_trick_field(t)
+        for t in view.tricks
+    ]
     parts.append(_trick_field(view.current_trick, True))  # 13 current_trick
     parts.append(_packed_field(b"\x72", view.points_taken))  # 14 points_taken
     parts.append(_packed_field(b"\x7a", view.scores))  # 15 scores
