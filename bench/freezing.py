@@ -232,7 +232,7 @@ def main() -> None:
         print(line)
         print(f"  {caught_line(caught, pondering)}")
         frozen = default.frozen()
-        lowest = ", ".join(f"{c:.1f}" for c in default.lowest_credit_ms())
+        lowest = ", ".join(f"{c:.2f}" for c in default.lowest_credit_ms())
         print(
             f"  default mode: bots frozen {len(frozen)} of {len(default.players)}; "
             f"their lowest CPU credit (ms, of 20): {lowest}"

@@ -557,7 +557,7 @@ class LaunchedBot(Connection):
         """Report a bot that used CPU between its calls: frozen between them from now on."""
         self.frozen_because = (
             f"it used {used_ns / 1e6:.1f} ms of CPU between its calls "
-            f"{calls - 1} and {calls} of start {self.starts}"
+            f"{calls - 1} and {calls} of start {self.starts}, past its credit"
         )
         log.warning(
             "bot %s: %s; frozen between its calls from now on", self.name, self.frozen_because
