@@ -99,6 +99,12 @@ _warned: set[str] = set()
 #: one core, so that a bot spinning on every core leaves the others the rest of the machine.
 FALLBACK_CPU_PERCENT = 100
 
+#: How long a call that failed UNAVAILABLE (or on a reset stream) waits for the process
+#: to be seen dead, so that its fault is the crash, not ``unavailable``: its supervisor
+#: kills, drains and removes the cgroups first, which took over 0.5 s at a load of 20.
+#: A dying bot is seen within 10 ms of its end; only a live one answering so waits it all.
+DEATH_WAIT_S = 2.0
+
 #: How long a new start that is frozen from its handshake on (a bot caught using CPU
 #: between its calls in an earlier start) runs, thawed, before its first call is sent.
 #: A gRPC C-core server frozen while a thread still works on its handshake's answer
@@ -702,7 +708,7 @@ class LaunchedBot(Connection):
                 # A dying process shows as UNAVAILABLE or a reset stream before
                 # it can be reaped (its supervisor first takes down its sandbox and
                 # cgroup): give it a moment, so that the fault names the real cause.
-                deadline = time.monotonic() + 0.5
+                deadline = time.monotonic() + DEATH_WAIT_S
                 while time.monotonic() < deadline:
                     time.sleep(0.01)
                     if proc.poll() is not None:
