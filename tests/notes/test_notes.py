@@ -105,6 +105,13 @@ def test_the_html_replay_shows_the_notes(noted_log: pathlib.Path, tmp_path: path
     note = next(p.note for p in game.hands[0].tricks[0].plays if p.seat == 0)
     assert note is not None and json.dumps(note)[1:-1] in html
     assert "✎" in html
+    # A seat's view carries only its own notes (one may name the seat's cards).
+    for seat, shown in ((0, True), (1, False)):
+        view = tmp_path / f"seat{seat}.html"
+        args = ["replay", str(noted_log), "--seat", str(seat), "--html", str(view)]
+        assert CliRunner().invoke(cli, args).exit_code == 0
+        assert (json.dumps(note)[1:-1] in view.read_text()) is shown
+        assert ("high cards away" in view.read_text()) is shown  # the pass's note
 
 
 def test_a_hostile_note_is_escaped_and_cut_everywhere(tmp_path: pathlib.Path):
