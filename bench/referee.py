@@ -78,7 +78,8 @@ In each mode:
   work per decision.
 
 **starts**: a bot's start (launch, serve, handshake) timed sandboxed and not,
-alternately, ``--starts`` times each, from pools of their own.
+alternately, ``--starts`` times each: after the referee part's games, from
+its modes' pools (as before); without that part, from pools of their own.
 
 **go**: four Go kit bots (sample_bots/go, built once into a temporary copy;
 skipped, saying so, without Go) play tournaments through the real runner, as
@@ -325,6 +326,7 @@ class Mode:
         self, sandbox: str, tmp: pathlib.Path, folders: list[str], *, ponder: bool = False
     ) -> None:
         self.sandbox = sandbox
+        self.closed = False
         self.label = "sandboxed, Unix socket" if sandbox == "bwrap" else "no sandbox, TCP"
         if ponder:
             self.label += ", pondering (never frozen)"
@@ -373,6 +375,10 @@ class Mode:
         ]
 
     def close(self) -> None:
+        """Stop the bots and echo servers (once: a second call does nothing)."""
+        if self.closed:
+            return
+        self.closed = True
         self.pool.close()
         for e in [self.echo, *self.echoes]:
             e.close()
@@ -464,14 +470,24 @@ def referee_part(
             out = io.StringIO()
             pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(25)
             print(out.getvalue())
-    finally:
+    except BaseException:
         for mode in modes.values():
             mode.close()
+        raise
     return modes, statistics.median(alone), idle_ms_per_s
 
 
-def starts_part(args: argparse.Namespace, tmp: pathlib.Path) -> dict[str, list[float]]:
-    """Bot starts, sandboxed and not, alternately, each kind from a pool of its own."""
+def starts_part(
+    args: argparse.Namespace, tmp: pathlib.Path, modes: dict[str, Mode]
+) -> dict[str, list[float]]:
+    """Bot starts, sandboxed and not, alternately.
+
+    After the referee part, from its modes' pools, as this figure was always
+    measured; without it, from pools of their own, each warmed up by one start.
+    """
+    folder = args.bots.split(",")[0]
+    if modes:
+        return start_times({m: modes[m].pool for m in ("bwrap", "none")}, folder, args.starts)
     pools = {
         mode: BotPool(
             log_dir=tmp / "starts" / mode,
@@ -482,8 +498,8 @@ def starts_part(args: argparse.Namespace, tmp: pathlib.Path) -> dict[str, list[f
         for mode in ("bwrap", "none")
     }
     try:
-        start_times(pools, args.bots.split(",")[0], 1)  # warm up: a pool's first start is slower
-        return start_times(pools, args.bots.split(",")[0], args.starts)
+        start_times(pools, folder, 1)  # warm up: a pool's first start is slower
+        return start_times(pools, folder, args.starts)
     finally:
         for pool in pools.values():
             pool.close()
@@ -589,6 +605,10 @@ def report_starts(starts: dict[str, list[float]]) -> list[str]:
     ]
 
 
+def _load() -> str:
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt  # a SIGTERM cleans up as Ctrl-C does (the worktree, the bots)
 
@@ -599,6 +619,7 @@ def main() -> None:
         serve_echo(args.serve_echo)
         return
     signal.signal(signal.SIGTERM, _interrupt)
+    load_at_start = _load()
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="bench-referee-"))
     modes: dict[str, Mode] = {}
     starts: dict[str, list[float]] = {}
@@ -607,7 +628,9 @@ def main() -> None:
         if "referee" in args.parts:
             modes, alone_ms, idle_ms_per_s = referee_part(args, tmp)
         if "starts" in args.parts:
-            starts = starts_part(args, tmp)
+            starts = starts_part(args, tmp, modes)
+        for mode in modes.values():
+            mode.close()  # before the Go kit part: its bots would only load the machine
         if "go" in args.parts:
             go = go_throughput(
                 tmp,
@@ -619,15 +642,19 @@ def main() -> None:
     except KeyboardInterrupt:
         raise SystemExit("interrupted: nothing measured is printed") from None
     finally:
+        for mode in modes.values():
+            mode.close()
         shutil.rmtree(tmp, ignore_errors=True)
 
     decisions = sum(g["decisions"] for m in modes.values() for g in m.games)
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    games = (
+        f"{args.games} games per mode, {decisions} decisions, bots {args.bots}; " if modes else ""
+    )
     frozen = freezer_support() or "bots frozen between their calls once they use CPU there"
     print(
         f"grpcio {grpc.__version__}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs "
-        f"({cores()} usable), parts {','.join(args.parts)}; {args.games} games per mode, "
-        f"{decisions} decisions, bots {args.bots}; load average {load}; {frozen}"
+        f"({cores()} usable), parts {','.join(args.parts)}; {games}load average "
+        f"{load_at_start} at the start, {_load()} at the end; {frozen}"
     )
     summary: list[str] = []
     if modes:
