@@ -233,18 +233,18 @@ def go_throughput(
 ) -> GoFigures:
     """Build the Go kit, add the baseline's worktree, run ABAB..., remove the worktree."""
     figures = GoFigures(games=4 * max(1, math.ceil(games / 4)), lifetime=lifetime or "game")
-    kit = build_go_kit(tmp)
-    if isinstance(kit, str):
-        figures.skipped = kit
-        return figures
     if shutil.which("git") is None or _git("rev-parse", "--git-dir").returncode:
         figures.skipped = f"{ROOT} is not a git checkout: no baseline to compare with"
         return figures
-    config, key = write_config(tmp, kit, games, lifetime)
-    worktree = Baseline(baseline, tmp / "baseline")
+    worktree = Baseline(baseline, tmp / "baseline")  # a wrong commit stops before the build
     figures.baseline = worktree.title
     trees = {"old": worktree.folder, "new": ROOT}
     try:
+        kit = build_go_kit(tmp)
+        if isinstance(kit, str):
+            figures.skipped = kit
+            return figures
+        config, key = write_config(tmp, kit, games, lifetime)
         for n in range(1, rounds + 1):
             for concurrency in CONCURRENCIES:
                 for side, tree in trees.items():
@@ -255,8 +255,8 @@ def go_throughput(
                     print(
                         f"  Go round {n}, concurrency {concurrency}, {side} "
                         f"({run['referee_file']}): {run['per_core']:.1f} games/min/core, "
-                        f"referee CPU "
-                        f"{run['referee_ms']:.3f} ms/decision, {run['play_s']:.1f} s of play "
+                        f"referee CPU {run['referee_ms']:.3f} ms/decision, "
+                        f"{run['play_s']:.1f} s of play "
                         f"({run['elapsed_s']:.1f} s in all)",
                         file=log,
                     )
