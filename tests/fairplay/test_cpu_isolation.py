@@ -44,6 +44,7 @@ from referee.players.launcher import CpuMode
 from referee.players.policy import Limits
 from referee.protocol import PROTOCOL_VERSION
 from referee.sandbox import supervisor
+from referee.sandbox.freezer import CREDIT_NS, IDLE_SHARE
 from referee.tournament import Tournament
 from referee.tournament.config import ConfigError, load_config
 from tests.helpers import (  # noqa: F401 (launched_pids: an autouse fixture)
@@ -353,7 +354,15 @@ def test_a_launched_bot_is_frozen_between_calls_and_thawed_for_them(
         group = cgroup_of(bot)
         # Watched, not frozen, until it is seen to use CPU between its calls ...
         assert not bot.runs_only_when_asked and not bot.frozen_because
-        time.sleep(0.3)  # its spinners take every core meanwhile
+        # Its spinners take every core meanwhile, until they used twice its credit beyond the
+        # allowances (2% of a core over the wait): at once on a quiet machine, seconds at a
+        # load of 50.
+        start, since = group.cpu_seconds(), time.monotonic()
+        while time.monotonic() - since < 20:
+            beyond = group.cpu_seconds() - start - IDLE_SHARE * (time.monotonic() - since)
+            if beyond > 2 * CREDIT_NS / 1e9:
+                break
+            time.sleep(0.05)
         handshake(bot)
         # ... which its first call showed: frozen between its calls from then on, and said so.
         assert bot.runs_only_when_asked
