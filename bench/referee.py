@@ -63,10 +63,10 @@ In each mode:
   servers** (after seat s plays, server s: the bots' access pattern, four
   idle processes), is made after every play of the games above (from the
   log's on_event hook, timed separately on both clocks and taken off the
-  game's), so that the echo is measured under the same conditions as the referee: the same load, the same
-  process, servers that idle between calls as the bots do. Figure 2 is each
-  game's wall time per decision minus its own four-server echo. The echo's
-  CPU is the same clock over each call; as a check that the referee's
+  game's), so that the echo is measured under the same conditions as the
+  referee: the same load, the same process, servers that idle between calls
+  as the bots do. Figure 2 is each game's wall time per decision minus its
+  own four-server echo. The echo's CPU is the same clock over each call; as a check that the referee's
   threads did not work inside those windows (their CPU would be taken off
   the referee and put on the echo), 200 calls to the four servers in turn are
   timed again alone after each game, and figure 1 is given both ways (the
