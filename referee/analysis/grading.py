@@ -35,8 +35,13 @@ class Grade(enum.StrEnum):
         """The chess annotation shown beside the decision in replays."""
         return _MARKS[self]
 
+    def count(self, n: int) -> str:
+        """``n`` decisions of this class, for people: ``1 mistake``, ``3 inaccuracies``."""
+        return f"{n} {self.value if n == 1 else _PLURALS[self]}"
+
 
 _MARKS = {Grade.INACCURACY: "?!", Grade.MISTAKE: "?", Grade.BLUNDER: "??"}
+_PLURALS = {Grade.INACCURACY: "inaccuracies", Grade.MISTAKE: "mistakes", Grade.BLUNDER: "blunders"}
 
 #: The least expected loss (points of the hand) of each class, worst first.
 THRESHOLDS: tuple[tuple[Grade, float], ...] = (

@@ -146,8 +146,7 @@ def game_report(game_id: str, analysis: SeatAnalysis, *, worst: int = 5) -> str:
     lines = [
         f"{shown_name(analysis.bot)} (seat {analysis.seat}) in {shown_name(game_id)}: "
         f"{b.lost:.1f} points lost over {b.hands} hands, {b.per_hand:.2f} a hand; "
-        f"{b.grades[Grade.INACCURACY]} inaccuracies, {b.grades[Grade.MISTAKE]} mistakes, "
-        f"{b.grades[Grade.BLUNDER]} blunders",
+        + ", ".join(g.count(b.grades[g]) for g in Grade),
         "  per hand: "
         + ", ".join(f"{label} {b.phase_per_hand(phase):.2f}" for phase, label in _COLUMNS),
     ]

@@ -359,7 +359,7 @@ def _analysis_lines(view: _View) -> list[str]:
     lines = []
     for seat, s in view.marks.summaries(view.game.game_id):
         phases = ", ".join(f"{p.value} {s.phase_per_hand(p):.2f}" for p in s.loss if s.loss[p] > 0)
-        counts = ", ".join(f"{s.grades[g]} {g.value}" for g in Grade if s.grades[g])
+        counts = ", ".join(g.count(s.grades[g]) for g in Grade if s.grades[g])
         lines.append(
             f"  {view.who(seat)}: {s.per_hand:.2f} points lost a hand"
             + (f" ({phases})" if phases else "")

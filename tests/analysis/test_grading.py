@@ -67,3 +67,12 @@ def test_the_phases_of_a_play() -> None:
     assert _phase("", "2C 5H", threat, seat=1) is Phase.LEADING
     assert _phase("", "2C 5H", [1, MOON_THREAT, 0, 0]) is Phase.LEADING
     assert _phase("", "2C 5H", [0, MOON_THREAT - 1, 0, 0]) is Phase.LEADING
+
+
+def test_counts_are_said_as_people_say_them() -> None:
+    assert [Grade.INACCURACY.count(n) for n in (0, 1, 3)] == [
+        "0 inaccuracies",
+        "1 inaccuracy",
+        "3 inaccuracies",
+    ]
+    assert Grade.MISTAKE.count(1) == "1 mistake" and Grade.BLUNDER.count(2) == "2 blunders"

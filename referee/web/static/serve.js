@@ -389,7 +389,8 @@
       .filter(([, v]) => v > 0)
       .map(([p, v]) => p + " " + num(v, 2))
       .join(", ");
-    const grades = ["inaccuracy", "mistake", "blunder"].map((g) => (analysis.grades[g] || 0) + " " + g).join(", ");
+    const grades = [["inaccuracy", "inaccuracies"], ["mistake", "mistakes"], ["blunder", "blunders"]]
+      .map(([g, many]) => { const n = analysis.grades[g] || 0; return n + " " + (n === 1 ? g : many); }).join(", ");
     document.getElementById("analysis-summary").textContent =
       num(analysis.points_lost_per_hand, 2) + " points lost a hand over " + analysis.hands + " hands of " +
       analysis.games + " analysed games (" + phases + "); " + grades + ".";
