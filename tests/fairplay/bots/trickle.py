@@ -1,60 +1,49 @@
-"""A bot that thinks between its calls by just over what the freezer allows, on purpose.
+"""A bot that thinks between its calls, as long as it is let: the freezer's boundary attack.
 
-    python trickle.py --address {address} --over-us 1000
+    python trickle.py --address {address}
 
 After each answer (its StartGame, which the test calls over and over) it
-burns, in a thread of its own, the allowance of the period that follows
+computes in a thread of its own until its next call arrives: a bot that
+ponders on its opponents' time. The test ends each period as soon as the
+bot's cgroup has used just over what the freezer allows for it
 (:data:`referee.sandbox.freezer.ALLOWANCE_NS` plus ``IDLE_SHARE`` of the
-period, which it expects to be as long as the last one) plus ``--over-us``
-microseconds of CPU: a bot that ponders as much as it can while keeping as
-close to the rule as it dares. The referee must freeze it once the few
-microseconds too many have used up its credit.
+period), so that the bot takes that little too much, whatever the load:
+it must be frozen once those few hundred microseconds a period have used up
+its credit.
 """
 
 from __future__ import annotations
 
-import argparse
-import queue
 import threading
-import time
 
 from referee.botkit import Bot, serve
-from referee.sandbox.freezer import ALLOWANCE_NS, IDLE_SHARE
-
-#: How long the burner waits after an answer before it burns: the answer is on its way
-#: by then (CPU burnt while it is asked would be free, and the test would prove nothing).
-SETTLE_S = 0.002
 
 
 class TrickleBot(Bot):
     name = "trickle"
 
-    def __init__(self, over_ns: int) -> None:
-        self.over_ns = over_ns
-        self.answered_at = 0
-        self.burns: queue.SimpleQueue[int] = queue.SimpleQueue()
-        threading.Thread(target=self._burner, daemon=True).start()
+    def __init__(self) -> None:
+        self.asked = threading.Event()
+        self.answered = threading.Event()
+        threading.Thread(target=self._ponder, daemon=True).start()
 
     def start_game(self, request):
-        now = time.monotonic_ns()
-        period = now - self.answered_at if self.answered_at else 0
-        self.answered_at = now
-        self.burns.put(ALLOWANCE_NS + int(period * IDLE_SHARE) + self.over_ns)
+        self.asked.set()  # stop pondering: it is asked (CPU used now would be free)
+        self.answered.set()  # ... and ponder again once this answer is on its way
 
-    def _burner(self) -> None:
+    def _ponder(self) -> None:
+        x = 1
         while True:
-            target = self.burns.get()
-            time.sleep(SETTLE_S)
-            start = time.thread_time_ns()
-            while time.thread_time_ns() - start < target:
-                pass
+            self.answered.wait()
+            self.answered.clear()
+            self.asked.clear()
+            while not self.asked.is_set():
+                for _ in range(1000):
+                    x = (x * 1103515245 + 12345) & 0xFFFFFFFF
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--over-us", type=int, default=1000)
-    args, rest = parser.parse_known_args()
-    serve(TrickleBot(args.over_us * 1000), rest)
+    serve(TrickleBot())
 
 
 if __name__ == "__main__":
