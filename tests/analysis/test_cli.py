@@ -22,6 +22,14 @@ def _logs(folder: pathlib.Path) -> list[pathlib.Path]:
     return [path for _, path in Layout(folder).game_logs()]
 
 
+def _in_process(*args: str):
+    """The command line run in this process (no interpreter to start): where only its output
+    is tested, not its exit on a signal or a traceback."""
+    result = CliRunner().invoke(cli, list(args))
+    assert result.exit_code == 0, result.output
+    return result
+
+
 def test_folder_table_ranks_random_far_above_heuristic(
     folder: pathlib.Path, analysed: subprocess.CompletedProcess[str]
 ) -> None:
@@ -142,14 +150,14 @@ def test_replay_marks_the_graded_decisions(
     for log in _logs(folder)[:2]:
         found = read_analysis(analysis_path(log))
         graded = [d for a in found.seats.values() for d in a.decisions if d.grade]
-        text = referee("replay", str(log), "--no-color").stdout
+        text = _in_process("replay", str(log), "--no-color").stdout
         assert "Analysis (referee analyze): expected points lost" in text
         for d in graded:
             assert f"{d.grade.mark} {d.grade.value}: {d.what()} lost {d.loss:.2f}" in text
             marked += 1
         # Seen as a seat that was not analysed: no other seat's options are shown.
         unanalysed = next(s for s in range(4) if s not in found.seats)
-        seat_view = referee("replay", str(log), "--no-color", "--seat", str(unanalysed)).stdout
+        seat_view = _in_process("replay", str(log), "--no-color", "--seat", str(unanalysed)).stdout
         assert "points lost" not in seat_view and "blunder" not in seat_view
     assert marked > 0
 
@@ -174,8 +182,7 @@ def test_html_replay_carries_the_marks_and_a_seat_view_only_its_own(
 
     def page(*seat: str) -> str:  # the command in this process: no interpreter to start
         out = tmp_path / f"replay{'-'.join(seat)}.html"
-        result = CliRunner().invoke(cli, ["replay", str(log), "--html", str(out), *seat])
-        assert result.exit_code == 0, result.output
+        _in_process("replay", str(log), "--html", str(out), *seat)
         return out.read_text(encoding="utf-8")
 
     whole = page()
@@ -190,8 +197,8 @@ def test_html_replay_carries_the_marks_and_a_seat_view_only_its_own(
 
 
 def test_json_summary(folder: pathlib.Path, analysed: subprocess.CompletedProcess[str]) -> None:
-    result = referee("analyze", str(folder), "--seat", "random", *FAST, "--json")
-    assert result.returncode == 0, result.stderr
+    result = _in_process("analyze", str(folder), "--seat", "random", *FAST, "--json", "-j", "1")
+    assert "taken from earlier analysis files" in result.stderr  # nothing searched again
     data = json.loads(result.stdout)
     assert data["format"] == "hearts-referee/analysis-summary" and data["version"] == 1
     (bot,) = data["bots"]
