@@ -230,6 +230,12 @@ def test_an_idle_bot_is_never_frozen(tmp_path: pathlib.Path) -> None:
         assert not bot.frozen_because and not bot.runs_only_when_asked
         assert is_frozen(group, False, wait_s=0)
         assert "frozen between its calls" not in bot.stderr_path.read_text()
+        # Frozen between its calls on demand (what bench/freezing.py measures), thawed for them.
+        bot.freeze_between_calls("asked to")
+        assert bot.runs_only_when_asked and bot.frozen_because == "asked to"
+        assert is_frozen(group)
+        handshake(bot)
+        assert is_frozen(group)
     finally:
         bot.close()
 
