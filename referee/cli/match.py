@@ -189,7 +189,8 @@ def match(
     else:
         click.echo(render(table, "table"), nl=False)
         click.echo(
-            f"logs: {log_path}; replay one: referee replay {log_path / plan[0].game_id}.jsonl"
+            f"logs: {log_path}; replay one: referee replay {log_path / plan[0].game_id}.jsonl; "
+            f"check them all: referee verify {log_path}/*.jsonl"
         )
 
 

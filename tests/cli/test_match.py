@@ -122,6 +122,11 @@ def test_referee_match_games_duplicate_prints_standings_with_intervals(tmp_path:
         for seat in range(4):
             assert sorted(order[seat] for order in seats) == sorted(seats[0])
     assert headers["d1-r1"]["seed"] != headers["d2-r1"]["seed"]
+    # The next steps it suggests work as suggested (verify on the folder is a tournament's).
+    assert f"referee replay {out / 'games' / 'd1-r1.jsonl'}" in result.stdout
+    assert f"referee verify {out / 'games'}/*.jsonl" in result.stdout
+    verified = CliRunner().invoke(cli, ["verify", "--quiet", *map(str, logs)])
+    assert verified.exit_code == 0, verified.output
 
 
 def test_referee_match_games_json_and_fresh_deals(tmp_path: pathlib.Path):
