@@ -6,8 +6,14 @@ from __future__ import annotations
 import pytest
 
 from referee.analysis.grading import Grade
-from referee.analyzer.game import MOON_CHOICE_LOSS, judge_moon
+from referee.analysis.grading import Phase as DecisionPhase
+from referee.analysis.summary import BotSummary
+from referee.analyzer.evaluate import Settings
+from referee.analyzer.game import MOON_CHOICE_LOSS, analyse_game, judge_moon
+from referee.audit.replay import load_game
 from referee.engine import GameState, MoonScoring, Phase, Rules
+from referee.match.runner import GameSpec, play_game
+from referee.players import builtin_player
 
 ADD, SUBTRACT = MoonScoring.ADD_TO_OTHERS, MoonScoring.SUBTRACT_FROM_SELF
 
@@ -43,3 +49,32 @@ def test_the_moon_choice(
     assert (found, graded) == (best, grade)
     assert loss == (MOON_CHOICE_LOSS if grade else 0.0)
     assert state.phase is Phase.MOON_CHOICE and state.scores == totals  # judged on a copy
+
+
+def test_a_game_with_a_moon_choice_is_analysed_through_it(tmp_path) -> None:
+    """A logged game of built-in heuristics under V2 shooter_chooses in which seat 3 shoots
+    the moon in hand 2 and adds 26 to the others: the analysis records the choice, judged by
+    the engine (exact; not decisive so early, so no loss), not as a searched decision, and
+    replays on through every later hand."""
+    log = tmp_path / "moon.jsonl"
+    rules = Rules(moon_scoring=MoonScoring.SHOOTER_CHOOSES)
+    spec = GameSpec(game_id="moon", seed=2, bots=("a", "b", "c", "d"), rules=rules)
+    play_game(spec, [builtin_player("heuristic") for _ in range(4)], log)
+    game = load_game(log)
+    (shot,) = [h for h in game.hands if h.moon_choice]
+    assert (shot.number, shot.moon_choice.seat, shot.moon_choice.choice) == (2, 3, ADD.value)
+
+    (analysis,) = analyse_game(game, [3], Settings(worlds=8, budget_ms=600_000)).values()
+    (moon,) = [d for d in analysis.decisions if d.kind == "moon"]
+    assert (moon.phase, moon.hand, moon.choice, moon.line) == (
+        DecisionPhase.MOON_CHOICE,
+        2,
+        ADD.value,
+        shot.moon_choice.line,
+    )
+    assert moon.exact and moon.loss == 0.0 and moon.grade is None and not moon.searched
+    assert {d.hand for d in analysis.decisions} == {h.number for h in game.hands}
+    assert analysis.hands == len(game.hands)
+    summary = BotSummary("d")
+    summary.add("moon", analysis)
+    assert summary.searched == sum(d.searched for d in analysis.decisions) < len(analysis.decisions)
