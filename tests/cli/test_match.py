@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import pathlib
+import signal
+import time
 
+import pytest
 from click.testing import CliRunner
 
 from referee.cli import cli
+from referee.cli.match_common import interrupts_deferred
 from tests.match.conftest import (
     SAMPLE_HEURISTIC,
     SAMPLE_RANDOM,
@@ -155,3 +160,16 @@ def test_referee_match_duplicate_needs_whole_sets(tmp_path: pathlib.Path):
     assert result.exit_code == 2
     assert "a duplicate set is 4 games" in result.output
     assert "give a multiple of 4" in result.output
+
+
+def test_ctrl_c_waits_for_the_cleanup():
+    """``interrupts_deferred`` (match's and play's cleanup): Ctrl-C inside is noted, not raised;
+    after it, Ctrl-C interrupts again. tests/cli/test_play.py sends it twice to the command."""
+    before = signal.getsignal(signal.SIGINT)
+    with interrupts_deferred() as interrupted:
+        os.kill(os.getpid(), signal.SIGINT)
+        assert interrupted.wait(5)  # noted; no KeyboardInterrupt broke off the block
+    assert signal.getsignal(signal.SIGINT) is before
+    with pytest.raises(KeyboardInterrupt):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
