@@ -35,6 +35,10 @@
     return seat === table.seat ? "You (" + s.label + ")" : s.label + " · " + s.name;
   }
 
+  function points(n) {
+    return n + (n === 1 || n === -1 ? " point" : " points");
+  }
+
   function clear(node) {
     while (node.firstChild) node.removeChild(node.firstChild);
   }
@@ -150,7 +154,7 @@
       });
       last.appendChild(
         document.createTextNode(
-          " — taken by " + seatName(lt.winner) + (lt.points ? " (" + lt.points + " points)" : " (no points)")
+          " — taken by " + seatName(lt.winner) + (lt.points ? " (" + points(lt.points) + ")" : " (no points)")
         )
       );
       last.dataset.winner = String(lt.winner);
@@ -293,7 +297,7 @@
       const li = document.createElement("li");
       li.dataset.seat = String(seat);
       li.textContent =
-        "#" + t.outcome.placements[seat] + " " + seatName(seat) + ": " + t.outcome.scores[seat] + " points";
+        "#" + t.outcome.placements[seat] + " " + seatName(seat) + ": " + points(t.outcome.scores[seat]);
       list.appendChild(li);
     }
     $("replay").href = base + "/replay";
