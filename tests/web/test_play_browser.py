@@ -227,8 +227,9 @@ def test_a_whole_game_by_clicks_verifies(referee_play, shots):
                     _click(page, _card(bad["card"]))  # the page says why, and sends nothing
                     reason = page.wait_for("document.getElementById('reason').textContent")
                     assert f"({bad['rule']})" in reason and bad["reason"] in reason
-                    again = httpx.get(f"{url}/state", timeout=10).json()["decision"]
-                    assert again["id"] == decision["id"]
+                    again = httpx.get(f"{url}/state", timeout=10).json()
+                    assert again["decision"]["id"] == decision["id"]
+                    assert again["refused"] is None  # nothing was sent: the server refused none
                     # Sent anyway (as a doctored page would): the engine refuses it, with its rule.
                     result = page.evaluate(
                         f"window.playAnswer({json.dumps({'decision': decision['id'], 'card': bad['card']})})"
