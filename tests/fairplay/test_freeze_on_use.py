@@ -13,10 +13,9 @@ one nanosecond more is not. The attacks:
 
 - a late hog: innocent for its first decisions, it starts spinning on every
   core at its 10th. It is frozen between its calls from its next call on,
-  the journal's games are charged no faults, the honest bots' decision times
-  on the same deals stay within 15% of a run with its neutral twin, and its
-  spinners got a small fraction of a core (one inter-call period unfrozen,
-  then only its own calls);
+  the journal's games are charged no faults, its cgroup uses no CPU while an
+  honest bot is asked from then on, and its spinners got a small fraction of
+  a core (one inter-call period unfrozen, then only its own calls);
 - a bot that ponders between its calls, each period ended by the test once it
   used 0.5 ms more than its allowance (as close to the rule as it dares), is
   frozen within the periods its credit lasts;
@@ -38,17 +37,17 @@ from referee.players import LaunchedBot
 from referee.players.launcher import CpuMode
 from referee.players.policy import Limits
 from referee.sandbox.freezer import ALLOWANCE_NS, CREDIT_NS, IDLE_SHARE, CpuClock, Freezer
-from tests.fairplay.test_cpu_isolation import (
+from tests.fairplay.test_cpu_isolation import (  # noqa: F401 (hog_share: a fixture)
     BOT,
-    Times,
+    HogShare,
     a_key,
     cgroup_of,
     faults,
     handshake,
+    hog_share,
     is_frozen,
     play,
     require_freezer,
-    within,
     write_run,
 )
 from tests.helpers import (  # noqa: F401 (launched_pids: an autouse fixture)
@@ -241,35 +240,44 @@ def test_an_idle_bot_is_never_frozen(tmp_path: pathlib.Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_hog_that_starts_late_is_frozen_from_its_next_call(tmp_path: pathlib.Path) -> None:
+def test_a_hog_that_starts_late_is_frozen_from_its_next_call(
+    tmp_path: pathlib.Path,
+    hog_share: list[HogShare],  # noqa: F811 (the fixture imported above)
+) -> None:
+    """Caught once it spins, and from then on its spinners get nothing while others think.
+
+    Asserted by its cause, as test_cpu_isolation's frozen hog is (a speed within 15% of a
+    control's failed at a load of 40 on a 20 ms decision): around every honest decision
+    asked once the hog is caught, its cgroup's CPU is read.
+    """
     require_freezer()
-    key = a_key(tmp_path)  # one key, one seed: the same deals and seats in every run
-    control, attack = Times(), Times()
-    said: list[str] = []
-    for n in range(3):  # interleaved: the machine's other load falls on both alike
-        control.merge(times_of(long_run(tmp_path / f"idle{n}", key, "idle"), key))
-        out = play(long_run(tmp_path / f"late{n}", key, f"hog --hog-after {HOG_AFTER}"), key)
-        assert not faults(out), faults(out)
-        attack.add(out)
-        said.extend(
-            line
-            for log in out.glob("bots/**/x.stderr.log")
-            for line in log.read_text().splitlines()
-            if line.startswith(("hog: ", "--- referee: it used"))
-        )
-    print(f"control {control}; late hog {attack}", file=sys.stderr)
+    key = a_key(tmp_path)
+    hog_share.append(HogShare())
+    # The games in this process, where LaunchedBot.call is wrapped (see hog_share).
+    run = long_run(tmp_path / "late", key, f"hog --hog-after {HOG_AFTER}")
+    run.write_text(run.read_text() + "bot_processes: per_table\n")
+    out = play(run, key)
+    assert not faults(out), faults(out)
+    said = [
+        line
+        for log in out.glob("bots/**/x.stderr.log")
+        for line in log.read_text().splitlines()
+        if line.startswith(("hog: ", "--- referee: it used"))
+    ]
+    share = hog_share[-1]
+    print(f"late hog: {share}", file=sys.stderr)
     # Innocent at first (not frozen from the start), it was caught after it began to spin ...
     caught = [line for line in said if "frozen between its calls from now on" in line]
-    assert len(caught) == 3, said
-    for line in caught:
-        calls = re.search(r"between its calls (\d+) and (\d+)", line)
-        assert calls and int(calls[1]) >= HOG_AFTER, line
-    # ... once, in the period after the call that started its spinners: they got a small
-    # share of a core over the game (a pondering hog's get every core).
+    assert len(caught) == 1, said
+    calls = re.search(r"between its calls (\d+) and (\d+)", caught[0])
+    assert calls and int(calls[1]) >= HOG_AFTER, caught[0]
+    assert f"hog: {(os.cpu_count() or 2) + 1} spinners" in said, said  # the attack ran
+    # ... and from then on its spinners got nothing while the honest bots thought (but the
+    # moment a freeze takes to reach every spinner), and a small share of a core over the
+    # game: one period unfrozen, then only its own calls (a pondering hog's get every core).
+    assert share.decisions > 50 and share.cores < 0.005, share
     cores = [float(line.split()[-2]) for line in said if line.startswith("hog: spinners got ")]
     assert cores and max(cores) < 0.5, said
-    assert control.ms.keys() == attack.ms.keys()  # the same decisions
-    assert within(attack, control), f"control {control}; late hog {attack}"
     assert not wait_no_processes_in(tmp_path)
 
 
@@ -277,11 +285,3 @@ def long_run(folder: pathlib.Path, key: pathlib.Path, mode: str) -> pathlib.Path
     path = write_run(folder, key, mode)
     path.write_text(path.read_text().replace("rules: {target_score: 20}", RULES))
     return path
-
-
-def times_of(path: pathlib.Path, key: pathlib.Path) -> Times:
-    out = play(path, key)
-    assert not faults(out), faults(out)
-    times = Times()
-    times.add(out)
-    return times
