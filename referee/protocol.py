@@ -68,13 +68,7 @@ def note_from_pb(note: str) -> str | None:
     >>> len(note_from_pb("x" * 500))
     200
     """
-    if not note:
-        return None
-    if len(note) <= NOTE_CHARS and note.isascii() and note.isprintable():
-        # The common note (plain ASCII text): shown_note would keep every character,
-        # and the per-character check costs about as much as the rest of a decision.
-        return note
-    return shown_note(note)
+    return shown_note(note) if note else None
 
 
 # The engine's suits are 0..3 in the order clubs, diamonds, hearts, spades; the

@@ -86,6 +86,10 @@ def printable(text: str, limit: int) -> str:
     """
     if limit < 1:
         raise ValueError(f"limit must be at least 1, not {limit}")
+    if len(text) <= limit and text.isascii() and text.isprintable():
+        # Plain ASCII text (a bot's usual note or name) has nothing to escape: the
+        # per-character check costs about as much as the rest of a bot's decision.
+        return text
     pieces = []
     size = 0
     for char in text:
