@@ -41,6 +41,11 @@ def _tree_cpu() -> tuple[float, float]:
     bots of finished games: with ``bot_lifetime: game`` they live one game).
     The difference of two readings is exact for every process alive at the
     first or born since, as long as what ends is reaped within the tree.
+
+    Its own /proc reader, not :func:`referee.sandbox.procfs.processes`: this
+    driver runs the baseline commit's referee too, whose ``Process`` may differ,
+    and it needs the reaped children's time (cutime, cstime), which that one
+    does not read.
     """
     children: dict[int, list[int]] = {}
     own: dict[int, float] = {}
