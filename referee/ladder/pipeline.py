@@ -71,7 +71,11 @@ def submission_spec(config: LadderConfig, folder: pathlib.Path, player: str) -> 
 
 
 class Pipeline:
-    """Builds and checks one submission at a time (:meth:`process`)."""
+    """Builds and checks a submission (:meth:`process`).
+
+    The ladder's service calls it from ``build.parallel`` worker threads at once
+    (the database keeps a connection per thread; the game loop locks its own state).
+    """
 
     def __init__(
         self,
