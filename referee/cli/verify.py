@@ -9,6 +9,7 @@ import click
 from referee.audit.folder import FolderReport, cpu_count, verify_folder
 from referee.audit.logs import Discrepancy, GameReport, verify_log
 from referee.cli.options import FOLDER_KEY_HELP, jobs_option, key_file_option, quiet_option
+from referee.folder.layout import Layout, MatchLayout
 from referee.folder.seal import SealError, load_key
 from referee.tournament.progress import Progress
 
@@ -63,7 +64,9 @@ def verify(
         raise click.BadParameter(str(error), param_hint="--key-file") from None
     failed = False
     for path in paths:
-        if path.is_dir():
+        if path.is_dir() and not _was_tournament(path):
+            failed |= not _match_folder(path, quiet)
+        elif path.is_dir():
             failed |= not _folder(path, quiet, key, not no_key, jobs or cpu_count())
         else:
             failed |= not _log(path, quiet)
@@ -85,8 +88,45 @@ def _log(path: pathlib.Path, quiet: bool) -> bool:
     return True
 
 
+def _was_tournament(path: pathlib.Path) -> bool:
+    """Whether ``path`` holds (or held) a tournament: its state, journal, key or config.
+
+    A tournament folder that lost its journal is still checked as one (and fails for
+    it), never waved through as a folder of loose game logs.
+    """
+    layout = Layout(path)
+    return layout.is_tournament() or layout.key.exists() or layout.config.exists()
+
+
+def _match_folder(path: pathlib.Path, quiet: bool) -> bool:
+    """A match's folder (``game.jsonl``, ``games/*.jsonl``) or a folder of logs: each log."""
+    logs = MatchLayout(path).game_logs() or sorted(p for p in path.glob("*.jsonl") if p.is_file())
+    if not logs:
+        click.echo(
+            click.style("FAIL ", fg="red", bold=True)
+            + f"{path}: no game logs here: not a tournament folder (no journal.jsonl or "
+            "tournament.json), nor a match's (no game.jsonl or games/*.jsonl)"
+        )
+        return False
+    if not quiet:
+        click.echo(
+            f"note: {path} is not a tournament folder (no journal.jsonl): "
+            f"its {_count(len(logs), 'game log')} checked one by one"
+        )
+    ok = True
+    for log in logs:
+        ok &= _log(log, quiet)
+    return ok
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def _game_summary(report: GameReport) -> str:
-    return f"game {report.game_id}, {report.hands} hands, {report.records} records"
+    return (
+        f"game {report.game_id}, {_count(report.hands, 'hand')}, {_count(report.records, 'record')}"
+    )
 
 
 def _folder(
@@ -134,7 +174,8 @@ def _folder_summary(report: FolderReport) -> str:
         else "NOT authenticated (--no-key)"
     )
     return (
-        f"{len(report.games)} games ({hands} hands, {records} records) replayed; "
+        f"{_count(len(report.games), 'game')} ({_count(hands, 'hand')}, "
+        f"{_count(records, 'record')}) replayed; "
         f"the journal's {report.journal_entries} entries agree with the logs; {standings}; "
         f"{sealed}"
     )

@@ -263,6 +263,13 @@ class MatchLayout:
         """Whether the folder is a tournament's (a match never writes into one)."""
         return Layout(self.root).is_tournament()
 
+    def game_logs(self) -> list[pathlib.Path]:
+        """The game logs in the folder: ``game.jsonl``, then ``games/*.jsonl`` by name."""
+        found = [self.game_log] if self.game_log.is_file() else []
+        if self.games.is_dir():
+            found += sorted(p for p in self.games.glob("*.jsonl") if p.is_file())
+        return found
+
 
 #: The files the referee records at the top of a tournament folder (and ``game.jsonl``, a match's).
 _RECORDED_NAMES = (

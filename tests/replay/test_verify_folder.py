@@ -19,6 +19,7 @@ from referee.cli import cli
 from referee.folder import Layout, TournamentState, seal
 from tests.helpers import copy_folder
 from tests.logs import folder_logs, log_of, log_text, write_log_text
+from tests.replay.fixtures import FAULTS_LOG, MOON_LOG
 
 
 @pytest.fixture
@@ -215,10 +216,40 @@ def test_an_unfinished_tournament_is_a_note(folder: pathlib.Path) -> None:
     assert "no standings.json" in notes
 
 
-def test_not_a_tournament_folder(tmp_path: pathlib.Path) -> None:
+def test_a_folder_without_game_logs(tmp_path: pathlib.Path) -> None:
     result = CliRunner().invoke(cli, ["verify", str(tmp_path)])
     assert result.exit_code == 1
-    assert "no journal" in result.output
+    assert f"FAIL {tmp_path}: no game logs here: not a tournament folder" in result.output
+
+
+def test_a_match_folder_has_each_of_its_logs_checked(tmp_path: pathlib.Path) -> None:
+    """``referee match --out DIR`` (game.jsonl) and ``--games`` (games/*.jsonl): no journal."""
+    one, several = tmp_path / "one", tmp_path / "several"
+    (several / "games").mkdir(parents=True)
+    one.mkdir()
+    shutil.copy(FAULTS_LOG, one / "game.jsonl")
+    shutil.copy(FAULTS_LOG, several / "games" / "g1.jsonl")
+    shutil.copy(MOON_LOG, several / "games" / "g2.jsonl")
+    result = CliRunner().invoke(cli, ["verify", str(one), str(several), str(several / "games")])
+    assert result.exit_code == 0, result.output
+    assert "its 1 game log checked one by one" in result.output
+    assert result.output.count("its 2 game logs checked one by one") == 2
+    assert f"OK {one / 'game.jsonl'}: game faults-7, 2 hands" in result.output
+    assert f"OK {several / 'games' / 'g2.jsonl'}: game " in result.output
+    assert "not in the journal" not in result.output
+    # A damaged log among them still fails the folder.
+    (several / "games" / "g2.jsonl").write_text(FAULTS_LOG.read_text()[:-200])
+    result = CliRunner().invoke(cli, ["verify", str(several)])
+    assert result.exit_code == 1 and "FAIL " in result.output, result.output
+
+
+def test_a_tournament_folder_that_lost_its_journal_still_fails(folder: pathlib.Path) -> None:
+    """Never waved through as loose logs: its key and config say it was a tournament."""
+    (folder / "journal.jsonl").unlink()
+    (folder / "tournament.json").unlink()
+    result = CliRunner().invoke(cli, ["verify", str(folder)])
+    assert result.exit_code == 1
+    assert "no journal" in result.output and "checked one by one" not in result.output
 
 
 # Replaying from a folder ----------------------------------------------------------------
