@@ -73,7 +73,7 @@ def serve(config_path: pathlib.Path, host: str, port: int) -> None:
     except (LadderError, LadderDBError) as error:
         raise click.ClickException(str(error)) from None
     from referee.ladder import web
-    from referee.web.server import bind_problem
+    from referee.web.server import bind_problem, browser_url
 
     problem = bind_problem(host, port)
     if problem:
@@ -82,9 +82,9 @@ def serve(config_path: pathlib.Path, host: str, port: int) -> None:
     warning = web.warning_for(host)
     if warning:
         click.secho(warning, fg="yellow", err=True)
-    shown = f"[{host}]" if ":" in host else host
     click.echo(
-        f"ladder {config.name}: {config.output}, on http://{shown}:{port}/ (Ctrl-C stops)", err=True
+        f"ladder {config.name}: {config.output}, on {browser_url(host, port)} (Ctrl-C stops)",
+        err=True,
     )
     service.start()
     try:

@@ -33,7 +33,7 @@ def serve(runs_dir: pathlib.Path, host: str, port: int) -> None:
     test. Tournaments still being played update without a reload. See
     docs/serve.md.
     """
-    from referee.web.server import bind_problem, warning_for
+    from referee.web.server import bind_problem, browser_url, warning_for
     from referee.web.server import serve as run
 
     problem = bind_problem(host, port)
@@ -43,8 +43,7 @@ def serve(runs_dir: pathlib.Path, host: str, port: int) -> None:
     warning = warning_for(host)
     if warning:
         click.secho(warning, fg="yellow", err=True)
-    shown = f"[{host}]" if ":" in host else host
-    where = f"http://{shown}:{port}/" if port else f"a free port of {host} (below)"
+    where = browser_url(host, port) if port else f"a free port of {host} (below)"
     click.echo(f"serving {runs_dir} on {where} (Ctrl-C stops)", err=True)
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn stops on Ctrl-C, then re-raises it
         run(runs_dir, host=host, port=port)

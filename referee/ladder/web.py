@@ -78,7 +78,7 @@ from referee.safetext import shown_name, shown_text
 from referee.sandbox import safepath
 from referee.web.app import LOOPBACK_HOSTS, create_app
 from referee.web.index import Catalog, FolderIndex
-from referee.web.server import app_config, is_loopback
+from referee.web.server import app_config, browser_url, is_loopback
 
 __all__ = ["Ladder", "LadderServer", "LadderSite", "create_ladder_app", "serve", "warning_for"]
 
@@ -669,8 +669,7 @@ class LadderServer:
 
     @property
     def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return browser_url(self.host, self.port, "")
 
     def start(self, timeout: float = 10.0) -> bool:
         """Start serving; True once the server listens."""

@@ -54,7 +54,7 @@ from referee.web.pages import (
     static_files,
     templates,
 )
-from referee.web.server import ClosingServer, app_config, is_loopback
+from referee.web.server import ClosingServer, app_config, browser_url, is_loopback
 
 __all__ = ["PlayServer", "create_play_app"]
 
@@ -261,8 +261,7 @@ class PlayServer:
 
     def url(self, player: HumanPlayer) -> str:
         """The secret address of ``player``'s table."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}/play/{player.token}"
+        return browser_url(self.host, self.port, f"/play/{player.token}")
 
     def start(self, timeout: float = 10.0) -> bool:
         """Start serving; True once the server listens (``port`` 0 becomes the one it got).

@@ -26,6 +26,7 @@ __all__ = [
     "ClosingServer",
     "app_config",
     "bind_problem",
+    "browser_url",
     "is_loopback",
     "serve",
     "warning_for",
@@ -42,6 +43,24 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def browser_url(host: str, port: int, path: str = "/") -> str:
+    """The address to open in a browser for a server bound to ``host``:``port``.
+
+    A server bound to every interface (``0.0.0.0``, ``::``, or no host) is shown by
+    this machine's name: ``http://0.0.0.0:8000/`` is where it listens, not an
+    address another machine's browser can open. IPv6 addresses are bracketed.
+    """
+    bare = host.strip("[]")
+    try:
+        wildcard = not bare or ipaddress.ip_address(bare).is_unspecified
+    except ValueError:
+        wildcard = False
+    shown = socket.gethostname() if wildcard else bare
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}{path}"
 
 
 def warning_for(host: str) -> str | None:
@@ -149,8 +168,7 @@ class BackgroundServer:
 
     @property
     def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}/"
+        return browser_url(self.host, self.port)
 
     def start(self, timeout: float = 10.0) -> bool:
         """Start serving; True once the server listens."""
