@@ -9,7 +9,14 @@ import click
 from referee.audit.folder import FolderReport, cpu_count, verify_folder
 from referee.audit.logs import Discrepancy, GameReport, verify_log
 from referee.cli.options import FOLDER_KEY_HELP, jobs_option, key_file_option, quiet_option
-from referee.folder.layout import Layout, MatchLayout
+from referee.folder.layout import (
+    GAME_LOG_NAME,
+    GAMES_NAME,
+    JOURNAL_NAME,
+    STATE_NAME,
+    Layout,
+    MatchLayout,
+)
 from referee.folder.seal import SealError, load_key
 from referee.tournament.progress import Progress
 
@@ -104,13 +111,13 @@ def _match_folder(path: pathlib.Path, quiet: bool) -> bool:
     if not logs:
         click.echo(
             click.style("FAIL ", fg="red", bold=True)
-            + f"{path}: no game logs here: not a tournament folder (no journal.jsonl or "
-            "tournament.json), nor a match's (no game.jsonl or games/*.jsonl)"
+            + f"{path}: no game logs here: not a tournament folder (no {JOURNAL_NAME} or "
+            f"{STATE_NAME}), nor a match's (no {GAME_LOG_NAME} or {GAMES_NAME}/*.jsonl)"
         )
         return False
     if not quiet:
         click.echo(
-            f"note: {path} is not a tournament folder (no journal.jsonl): "
+            f"note: {path} is not a tournament folder (no {JOURNAL_NAME}): "
             f"its {_count(len(logs), 'game log')} checked one by one"
         )
     ok = True
