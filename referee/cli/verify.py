@@ -71,7 +71,7 @@ def verify(
         raise click.BadParameter(str(error), param_hint="--key-file") from None
     failed = False
     for path in paths:
-        if path.is_dir() and not _was_tournament(path):
+        if path.is_dir() and not Layout(path).held_tournament():
             failed |= not _match_folder(path, quiet)
         elif path.is_dir():
             failed |= not _folder(path, quiet, key, not no_key, jobs or cpu_count())
@@ -81,8 +81,12 @@ def verify(
         raise SystemExit(1)
 
 
+def _fail(text: str) -> None:
+    click.echo(click.style("FAIL ", fg="red", bold=True) + text)
+
+
 def _problem(problem: Discrepancy) -> None:
-    click.echo(click.style("FAIL ", fg="red", bold=True) + str(problem))
+    _fail(str(problem))
 
 
 def _log(path: pathlib.Path, quiet: bool) -> bool:
@@ -95,23 +99,12 @@ def _log(path: pathlib.Path, quiet: bool) -> bool:
     return True
 
 
-def _was_tournament(path: pathlib.Path) -> bool:
-    """Whether ``path`` holds (or held) a tournament: its state, journal, key or config.
-
-    A tournament folder that lost its journal is still checked as one (and fails for
-    it), never waved through as a folder of loose game logs.
-    """
-    layout = Layout(path)
-    return layout.is_tournament() or layout.key.exists() or layout.config.exists()
-
-
 def _match_folder(path: pathlib.Path, quiet: bool) -> bool:
     """A match's folder (``game.jsonl``, ``games/*.jsonl``) or a folder of logs: each log."""
     logs = MatchLayout(path).game_logs() or sorted(p for p in path.glob("*.jsonl") if p.is_file())
     if not logs:
-        click.echo(
-            click.style("FAIL ", fg="red", bold=True)
-            + f"{path}: no game logs here: not a tournament folder (no {JOURNAL_NAME} or "
+        _fail(
+            f"{path}: no game logs here: not a tournament folder (no {JOURNAL_NAME} or "
             f"{STATE_NAME}), nor a match's (no {GAME_LOG_NAME} or {GAMES_NAME}/*.jsonl)"
         )
         return False

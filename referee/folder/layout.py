@@ -157,6 +157,14 @@ class Layout:
         """Whether the folder holds a tournament (its state or its journal)."""
         return self.state.exists() or self.journal.exists()
 
+    def held_tournament(self) -> bool:
+        """Whether the folder holds or held a tournament: its state, journal, key or config.
+
+        A tournament folder that lost its journal is still one (``verify`` fails it),
+        never a folder of loose game logs.
+        """
+        return self.is_tournament() or self.key.exists() or self.config.exists()
+
     def check(self) -> None:
         """Refuse a folder the referee cannot write into: the root or a subfolder not a folder.
 
