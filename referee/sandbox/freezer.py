@@ -33,6 +33,19 @@ every bot ended up frozen. The credit refills; the bound is the same:
   (the first period in which it spun, if it spun on more than
   ``CREDIT_NS`` of CPU there), so it runs unfrozen for one such period.
 
+Watching costs the referee two reads of the clock per decision (11 us a call,
+1.6% of a decision, measured with ``bench/freezing.py``: a cold read of a cgroup
+file is 4-5 us). So not every period is watched: the first :data:`WATCH_FIRST`
+of each start are, and after them each period is with the chance
+:data:`WATCH_SHARE`, drawn when the bot's answer is in from a generator seeded
+by ``os.urandom`` that the bot can neither see nor seed. Only watched periods
+earn or spend credit. A bot cannot tell a watched period from another (the
+referee reads a file outside its sandbox), so a hog that spins in some periods
+is caught in the first watched one whose spinning takes it past its credit:
+after ``1 / WATCH_SHARE`` such periods on average, and 16 or fewer with a
+chance of 99% (``0.75 ** 16 = 1%``); a bot that spins from its start is caught
+as before, at its first call.
+
 Where the bot's CPU time cannot be read, it is frozen from the start, as before.
 """
 
@@ -40,12 +53,21 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import time
 from collections.abc import Callable
 
 from referee.sandbox.supervisor import UNIFIED, Cgroup
 
-__all__ = ["ALLOWANCE_NS", "CREDIT_NS", "IDLE_SHARE", "CpuClock", "Freezer"]
+__all__ = [
+    "ALLOWANCE_NS",
+    "CREDIT_NS",
+    "IDLE_SHARE",
+    "WATCH_FIRST",
+    "WATCH_SHARE",
+    "CpuClock",
+    "Freezer",
+]
 
 #: The credit each period between a bot's calls earns it: what an idle gRPC server
 #: uses after its answer has been sent (finishing the reply; a median of 0.05-0.15 ms
@@ -58,6 +80,22 @@ IDLE_SHARE = 0.02
 #: period of an honest sample bot (10 ms). A bot whose CPU between its calls takes it
 #: below zero is frozen between its calls from then on.
 CREDIT_NS = 20_000_000
+#: Every period of a start's first this many is watched (a bot that spins from its start is
+#: caught at its first call, as when every period was) ...
+WATCH_FIRST = 8
+#: ... and each later period with this chance: a quarter of the clock reads, for a hog
+#: caught after four of its spinning periods on average.
+WATCH_SHARE = 0.25
+
+
+def _private_draw() -> Callable[[], bool]:
+    """Whether to watch the next period: a generator of its own, seeded from ``os.urandom``.
+
+    Its own, not the ``random`` module's (which a bot-facing library in the referee's
+    process could seed), and one per freezer, so that forked workers do not share it.
+    """
+    draw = random.Random(os.urandom(16)).random
+    return lambda: draw() < WATCH_SHARE
 
 
 class CpuClock:
@@ -116,6 +154,9 @@ class Freezer:
     the last one ends (its answer or its deadline is in). Freezing is
     asynchronous (the kernel stops the tasks as they next run); thawing takes
     effect at once. The freezer file is kept open (cheap per call).
+
+    ``watch`` says whether a period after the first :data:`WATCH_FIRST` is watched
+    (default: :data:`WATCH_SHARE` of them, drawn privately; see the module).
     """
 
     #: What the freezer file is written, by cgroup version.
@@ -130,12 +171,15 @@ class Freezer:
         *,
         freezing: bool = False,
         wall: Callable[[], int] = time.monotonic_ns,
+        watch: Callable[[], bool] | None = None,
     ) -> None:
         self.path = path
         self.version = version
         self._fd: int | None = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
         self._clock = clock
         self._wall = wall  # nanoseconds of a monotonic clock (tests pass their own)
+        #: Whether a period after the first WATCH_FIRST is watched (tests pass their own).
+        self._watch = watch if watch is not None else _private_draw()
         #: True once the bot is frozen between its calls (from the start without a clock).
         self.freezing = freezing or clock is None
         #: The bot's calls so far (of this start), and its CPU credit (see the module).
@@ -143,6 +187,9 @@ class Freezer:
         self.credit_ns = CREDIT_NS
         #: The lowest its credit has been: how close it came to being frozen.
         self.lowest_ns = CREDIT_NS
+        #: Its periods between calls so far, and how many of them were watched.
+        self.periods = 0
+        self.watched = 0
         self._idle_from: int | None = None
         self._idle_since = 0
 
@@ -178,10 +225,13 @@ class Freezer:
         if self.freezing:
             self.thaw()
             return 0
-        now = self._clock.ns() if self._clock is not None else None
-        if now is None or self._idle_from is None:
+        if self._idle_from is None:  # a period not watched
             return 0
-        used = now - self._idle_from
+        now = self._clock.ns() if self._clock is not None else None
+        idle_from, self._idle_from = self._idle_from, None
+        if now is None:
+            return 0
+        used = now - idle_from
         earned = ALLOWANCE_NS + int((self._wall() - self._idle_since) * IDLE_SHARE)
         self.credit_ns = min(CREDIT_NS, self.credit_ns + earned - used)
         self.lowest_ns = min(self.lowest_ns, self.credit_ns)
@@ -191,12 +241,15 @@ class Freezer:
         return max(used, 1)
 
     def answered(self) -> None:
-        """The bot's answer (or its deadline) is in: freeze it, or start watching its CPU."""
+        """The bot's answer (or its deadline) is in: freeze it, or maybe watch its CPU."""
         if self.freezing:
             self.freeze()
         elif self._clock is not None:
-            self._idle_from = self._clock.ns()
-            self._idle_since = self._wall()
+            self.periods += 1
+            if self.periods <= WATCH_FIRST or self._watch():
+                self.watched += 1
+                self._idle_from = self._clock.ns()
+                self._idle_since = self._wall()
 
     def _set(self, value: bytes) -> bool:
         if self._fd is None:

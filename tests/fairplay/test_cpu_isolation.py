@@ -195,7 +195,8 @@ def hog_share(monkeypatch: pytest.MonkeyPatch) -> list[HogShare]:
     bot, the CPU time of the hog's cgroup (its spinners included) is read
     before and after. A decision asked before the hog was caught (while its CPU
     credit between calls lasted, which a heavily loaded machine stretches over
-    a few calls) is counted apart. Append a :class:`HogShare` to start a new tally.
+    a few calls), or while the call in which it was caught still runs (a pass,
+    asked of every seat at once until then), is counted apart. Append a :class:`HogShare` to start a new tally.
     """
     shares: list[HogShare] = []
     hog: list[LaunchedBot] = []
@@ -207,7 +208,9 @@ def hog_share(monkeypatch: pytest.MonkeyPatch) -> list[HogShare]:
         if self.name not in HONEST or rpc not in DECISIONS:
             return original(self, rpc, request, timeout_s)
         assert hog, "an honest decision before the hog was ever called"
-        if hog[0].cpu_mode == CpuMode.FREEZE and not hog[0].runs_only_when_asked:
+        if hog[0].cpu_mode == CpuMode.FREEZE and (
+            not hog[0].runs_only_when_asked or hog[0]._asked  # caught in a call still running
+        ):
             shares[-1].before_caught += 1
             return original(self, rpc, request, timeout_s)
         group = cgroup_of(hog[0])
