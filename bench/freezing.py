@@ -10,7 +10,8 @@ machine's other load falls on each alike:
 - **pondering** (``limits.ponder: true``): never watched, never frozen. The
   reference, measured in the same run.
 - **default**: each bot's CPU time is read when its answer arrives and when
-  its next call starts, and a bot whose CPU between its calls uses up its
+  its next call starts (every period of a start's first 8, then a random
+  quarter), and a bot whose CPU between its calls uses up its
   credit is frozen between its calls from then on
   (:mod:`referee.sandbox.freezer`). The figure of issue 23: its cost per
   decision against pondering, goal at most +3%. The sample bots are idle
@@ -173,7 +174,8 @@ def per_call_us(mode: Mode, step: Callable[[freezer.Freezer], object], times: in
 
 
 def watched(found: freezer.Freezer) -> None:
-    """What watching adds to a call of a bot not frozen: the CPU clock read twice."""
+    """What watching adds to a call of a bot not frozen: the CPU clock read twice, in the
+    quarter of the periods watched (the bot's first periods are long past)."""
     found.asked()
     found.answered()
 
