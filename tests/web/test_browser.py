@@ -178,6 +178,19 @@ def test_charts_are_drawn(
     assert page.errors() == []
 
 
+def test_a_chart_rendered_at_no_size_is_no_error(browser: Browser, served: str) -> None:
+    """A responsive chart can render at no size while the page lays out (it did under load):
+    the painted-pixels plugin then says nothing, where getImageData threw an uncaught error."""
+    page = _open(browser, served + "/t/league?" + STILL)
+    page.wait_for(READY, timeout=60)
+    page.wait_for("document.getElementById('ci-chart').dataset.painted")
+    painted = _painted(page, "ci-chart")
+    page.evaluate("Chart.getChart('ci-chart').resize(0, 0) || 1")
+    assert page.evaluate("document.getElementById('ci-chart').width") == 0
+    assert page.errors() == []
+    assert _painted(page, "ci-chart") == painted  # the last real render's count stands
+
+
 def test_the_filters_and_a_replay(browser: Browser, served: str, shots: pathlib.Path) -> None:
     page = _open(browser, served + "/t/league/games?" + STILL)
     assert page.evaluate("document.getElementById('app').dataset.total") == "96"

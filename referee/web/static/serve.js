@@ -73,6 +73,9 @@
     id: "inked",
     afterRender(chart) {
       const canvas = chart.canvas;
+      // A responsive chart can render at no size while the page lays out (seen under
+      // load), where getImageData throws: that render painted nothing, say nothing yet.
+      if (!canvas.width || !canvas.height) return;
       const ctx = canvas.getContext("2d");
       const { data } = ctx.getImageData(0, 0, canvas.width, canvas.height);
       let painted = 0;
