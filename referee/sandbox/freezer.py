@@ -33,9 +33,10 @@ every bot ended up frozen. The credit refills; the bound is the same:
   (the first period in which it spun, if it spun on more than
   ``CREDIT_NS`` of CPU there), so it runs unfrozen for one such period.
 
-Watching costs the referee two reads of the clock per decision (11 us a call,
-1.6% of a decision, measured with ``bench/freezing.py``: a cold read of a cgroup
-file is 4-5 us). So not every period is watched: the first :data:`WATCH_FIRST`
+Watching costs the referee two reads of the clock per call: 27 of the 30 us a
+cold call of the freezer took (measured alone, each call 1 ms after the last, as
+in a game: a cold ``pread`` of a cgroup file is 6-8 us here), 2% of a decision.
+So not every period is watched: the first :data:`WATCH_FIRST`
 of each start are, and after them each period is with the chance
 :data:`WATCH_SHARE`, drawn when the bot's answer is in from a generator seeded
 by ``os.urandom`` that the bot can neither see nor seed. Only watched periods
@@ -91,8 +92,8 @@ WATCH_SHARE = 0.25
 def _private_draw() -> Callable[[], bool]:
     """Whether to watch the next period: a generator of its own, seeded from ``os.urandom``.
 
-    Its own, not the ``random`` module's (which a bot-facing library in the referee's
-    process could seed), and one per freezer, so that forked workers do not share it.
+    Its own, not the ``random`` module's shared one (which any code in the referee's
+    process may seed), and one per freezer, so that forked workers do not share it.
     """
     draw = random.Random(os.urandom(16)).random
     return lambda: draw() < WATCH_SHARE
