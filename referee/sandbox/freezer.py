@@ -24,14 +24,15 @@ sandboxed sample bots at load 20: Python's gRPC ``event_engine`` thread, 80%
 of it; a Go bot's garbage collector; up to 2.7 ms in one period, and up to
 10 ms in one period of an earlier quiet run), while it averages 0.4% of a core:
 a grace that never refills is used up by such bursts in a long enough run, so
-every bot ended up frozen. The credit refills; the bound is the same:
+every bot ended up frozen. The credit refills; the bound is the same, counted
+over the periods watched (below):
 
 - a bot that stays within the allowances takes at most :data:`ALLOWANCE_NS`
   and :data:`IDLE_SHARE` of a core from each period, on average;
 - beyond them, at most :data:`CREDIT_NS` in all before it is frozen: a hog is
   caught at the start of the first call after its spinners used the credit
-  (the first period in which it spun, if it spun on more than
-  ``CREDIT_NS`` of CPU there), so it runs unfrozen for one such period.
+  (the first watched period in which it spun, if it spun on more than
+  ``CREDIT_NS`` of CPU there).
 
 Watching costs the referee two reads of the clock per call: 27 of the 30 us a
 cold call of the freezer took (measured alone, each call 1 ms after the last, as
