@@ -24,18 +24,20 @@ sandboxed sample bots at load 20: Python's gRPC ``event_engine`` thread, 80%
 of it; a Go bot's garbage collector; up to 2.7 ms in one period, and up to
 10 ms in one period of an earlier quiet run), while it averages 0.4% of a core:
 a grace that never refills is used up by such bursts in a long enough run, so
-every bot ended up frozen. The credit refills; the bound is the same:
+every bot ended up frozen. The credit refills; the bound is the same, counted
+over the periods watched (below):
 
 - a bot that stays within the allowances takes at most :data:`ALLOWANCE_NS`
   and :data:`IDLE_SHARE` of a core from each period, on average;
 - beyond them, at most :data:`CREDIT_NS` in all before it is frozen: a hog is
   caught at the start of the first call after its spinners used the credit
-  (the first period in which it spun, if it spun on more than
-  ``CREDIT_NS`` of CPU there), so it runs unfrozen for one such period.
+  (the first watched period in which it spun, if it spun on more than
+  ``CREDIT_NS`` of CPU there).
 
-Watching costs the referee two reads of the clock per decision (11 us a call,
-1.6% of a decision, measured with ``bench/freezing.py``: a cold read of a cgroup
-file is 4-5 us). So not every period is watched: the first :data:`WATCH_FIRST`
+Watching costs the referee two reads of the clock per call: 27 of the 30 us a
+cold call of the freezer took (measured alone, each call 1 ms after the last, as
+in a game: a cold ``pread`` of a cgroup file is 6-8 us here), 2% of a decision.
+So not every period is watched: the first :data:`WATCH_FIRST`
 of each start are, and after them each period is with the chance
 :data:`WATCH_SHARE`, drawn when the bot's answer is in from a generator seeded
 by ``os.urandom`` that the bot can neither see nor seed. Only watched periods
@@ -91,8 +93,8 @@ WATCH_SHARE = 0.25
 def _private_draw() -> Callable[[], bool]:
     """Whether to watch the next period: a generator of its own, seeded from ``os.urandom``.
 
-    Its own, not the ``random`` module's (which a bot-facing library in the referee's
-    process could seed), and one per freezer, so that forked workers do not share it.
+    Its own, not the ``random`` module's shared one (which any code in the referee's
+    process may seed), and one per freezer, so that forked workers do not share it.
     """
     draw = random.Random(os.urandom(16)).random
     return lambda: draw() < WATCH_SHARE
