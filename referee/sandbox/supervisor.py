@@ -473,10 +473,22 @@ def _over_limit(
 # Stopping everything -----------------------------------------------------------------------
 
 
-def _reap() -> None:
+def _reap(bot: int = 0) -> int | None:
+    """Reap every child that has ended; return ``bot``'s wait status if it was one of them.
+
+    As a subreaper the supervisor adopts the bot's orphans and must reap them, but
+    ``waitpid(-1)`` reaps the bot too when it ends at that moment: its status would
+    be lost (a crash with code 3 reported as code 0) unless handed back.
+    """
+    found = None
     with contextlib.suppress(ChildProcessError):
-        while os.waitpid(-1, os.WNOHANG)[0]:
-            pass
+        while True:
+            done, status = os.waitpid(-1, os.WNOHANG)
+            if not done:
+                break
+            if done == bot:
+                found = status
+    return found
 
 
 def _group_members(pgid: int) -> list[int]:
@@ -611,7 +623,10 @@ def _supervise(
             done, status = pid, 0
         if done == pid:
             break
-        _reap()  # adopted orphans
+        reaped = _reap(pid)  # adopted orphans, and the bot if it ended just now
+        if reaped is not None:
+            status = reaped
+            break
         polls += 1
         if watching and polls % _WATCH_EVERY == 0:
             exceeded = _over_limit(pid, limits, group, scratch)
