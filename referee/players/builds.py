@@ -23,7 +23,6 @@ import os
 import pathlib
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 
@@ -179,13 +178,7 @@ def build_bot(
                 out.flush()
             else:
                 inner = ["sh", "-c", spec.build]
-            argv = [
-                sys.executable,
-                "-I",
-                supervisor.__file__,
-                "--parent-fd",
-                str(parent_watch_fd()),
-            ]
+            argv = supervisor.command(parent_watch_fd())
             # Its own cgroup where the machine allows (else the supervisor measures by polling):
             # memory and processes capped, and a CPU share equal to every other build's.
             if not supervisor.cgroup_support():

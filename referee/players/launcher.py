@@ -71,7 +71,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-_SUPERVISOR = pathlib.Path(supervisor.__file__).resolve()
 _RUNNING: weakref.WeakSet[LaunchedBot] = weakref.WeakSet()
 #: Variables a bot gets from the referee's environment; nothing else passes.
 _PASSED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "PYTHONPATH", "JAVA_HOME")
@@ -437,7 +436,7 @@ class LaunchedBot(Connection):
 
     def _argv(self, args: list[str]) -> list[str]:
         """The supervisor's command line around the bot's ``args``."""
-        argv = [sys.executable, "-I", str(_SUPERVISOR), "--parent-fd", str(parent_watch_fd())]
+        argv = supervisor.command(parent_watch_fd())
         # Its own cgroups where the machine allows; else the supervisor measures by polling.
         self._cgroup = f"r{os.getpid()}-{next(_numbers)}" if not supervisor.cgroup_support() else ""
         if self._cgroup:

@@ -1,0 +1,115 @@
+"""The sandbox supervisor: its command line, the bot's exit code, and no busy waiting.
+
+The supervisor is a subreaper: between two looks at the bot it reaps every ended child
+(``waitpid(-1)``). A bot that ends at that moment used to be reaped there, its status
+lost, and its crash reported as "exited with code 0" (seen once in a suite run:
+``test_crash_and_restart``).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+from referee.sandbox import supervisor
+
+
+def _run(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    # A process of its own: the supervisor kills its whole process group at the end.
+    return subprocess.run(argv, capture_output=True, text=True, timeout=60, start_new_session=True)
+
+
+_REAPED_WITH_THE_ORPHANS = textwrap.dedent(
+    """
+    import os, sys, time
+    from referee.sandbox import supervisor
+
+    pid = os.fork()
+    if pid == 0:
+        os._exit(3)
+    while open(f"/proc/{pid}/stat").read().rsplit(") ", 1)[1][0] != "Z":
+        time.sleep(0.001)  # the bot has ended; nobody has reaped it yet
+    real_waitpid = os.waitpid
+    looked = []
+
+    def waitpid(target, flags):
+        if target == pid and not looked:
+            looked.append(target)
+            return 0, 0  # the supervisor's look at the bot comes just before it ends
+        return real_waitpid(target, flags)
+
+    os.waitpid = waitpid
+    sys.exit(supervisor._supervise(pid, None, {}, None, None, []))
+    """
+)
+
+
+def test_a_bot_reaped_with_the_orphans_keeps_its_exit_code() -> None:
+    done = _run([sys.executable, "-c", _REAPED_WITH_THE_ORPHANS])
+    assert "bot exited with code 3" in done.stderr, done.stderr
+    assert done.returncode == 3, done.stderr
+
+
+def test_the_command_runs_the_script_isolated_and_without_site() -> None:
+    argv = supervisor.command(7)
+    assert argv[:3] == [sys.executable, "-I", "-S"]
+    assert argv[3] == os.path.realpath(supervisor.__file__)
+    assert argv[4:] == ["--parent-fd", "7"]
+
+
+def test_the_command_supervises_a_bot_to_its_exit_code() -> None:
+    # -S leaves site out: the script must run on the standard library alone.
+    read_end, write_end = os.pipe()
+    try:
+        done = subprocess.run(
+            [*supervisor.command(read_end), "--", sys.executable, "-c", "raise SystemExit(5)"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            start_new_session=True,
+            pass_fds=(read_end,),
+        )
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert "bot exited with code 5" in done.stderr, done.stderr
+    assert done.returncode == 5, done.stderr
+
+
+_NOTHING_TO_SELECT_ON = textwrap.dedent(
+    """
+    import os, time
+    from referee.sandbox import supervisor
+
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(0.5)
+        os._exit(0)
+    real_sleep, real_waitpid = time.sleep, os.waitpid
+    counts = {"sleeps": 0, "looks": 0}
+
+    def sleep(seconds):
+        counts["sleeps"] += 1
+        real_sleep(seconds)
+
+    def waitpid(target, flags):
+        if target == pid:
+            counts["looks"] += 1
+        return real_waitpid(target, flags)
+
+    time.sleep, os.waitpid = sleep, waitpid
+    supervisor._supervise(pid, None, {}, None, None, [])
+    print(counts["sleeps"], counts["looks"])
+    """
+)
+
+
+def test_with_nothing_to_select_on_the_supervisor_waits_instead_of_spinning() -> None:
+    # No parent pipe and no output pump: select had no file to wait on and returned at
+    # once, so the supervisor looked at the bot in a busy loop, a core's worth of CPU.
+    done = _run([sys.executable, "-c", _NOTHING_TO_SELECT_ON])
+    sleeps, looks = (int(n) for n in done.stdout.split())
+    assert sleeps >= 1, done.stdout
+    assert looks <= sleeps + 2, f"{looks} looks at the bot in {sleeps} waits"
