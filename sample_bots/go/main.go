@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -138,7 +139,19 @@ func main() {
 		log.Fatalf("listen: %v", err)
 	}
 
-	s := grpc.NewServer()
+	// One thread runs Go code unless GOMAXPROCS says otherwise: the referee asks a
+	// bot one decision at a time, and a second thread only adds wake-ups between
+	// them (155-215 us of the bot's CPU per call against 185-245 us, measured).
+	// Set GOMAXPROCS in the environment if your strategy searches in parallel.
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
+
+	// Fixed flow-control windows turn off grpc-go's bandwidth-delay probe, which
+	// sent a PING and a WINDOW_UPDATE after nearly every call: two more frames for
+	// the referee to read and answer each decision (its CPU per call 261-365 us
+	// against 271-433 us, measured). Decisions are small, so 1 MiB is plenty.
+	s := grpc.NewServer(grpc.InitialWindowSize(1<<20), grpc.InitialConnWindowSize(1<<20))
 	pb.RegisterHeartsBotServer(s, server{})
 	hs := health.NewServer()
 	hs.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)

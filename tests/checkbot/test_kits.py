@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.kits.conftest import scaffold_kit
-from tests.kits.test_starter_kits import _requirements
+from tests.kits.conftest import kit_unavailable, scaffold_kit
 
 
 @pytest.mark.toolchain
 @pytest.mark.timeout(900)  # the first build on a fresh machine starts from a cold module cache
 def test_check_bot_builds_a_fresh_scaffold_and_passes_it(tmp_path, check_bot):
-    reason = _requirements("go")
+    reason = kit_unavailable("go")
     if reason:
         pytest.skip(reason)
     folder = scaffold_kit("go", tmp_path)

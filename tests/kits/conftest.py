@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 import pathlib
+import shutil
+import subprocess
 from collections.abc import Callable
 
 import pytest
@@ -20,7 +22,7 @@ from referee.cli import cli
 from referee.cli.scaffold import kit_name
 from referee.players.builds import build_bot
 from referee.players.specs import parse_bot
-from tests.helpers import launched_pids  # noqa: F401 (an autouse fixture)
+from tests.helpers import launched_pids, missing_tools  # noqa: F401 (an autouse fixture)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -69,4 +71,48 @@ def built_kit(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Build
             )
         return built[language]
 
+    return build
+
+
+def _pkg_config(module: str) -> bool:
+    if shutil.which("pkg-config") is None:
+        return False
+    return subprocess.run(["pkg-config", "--exists", module], check=False).returncode == 0
+
+
+def kit_unavailable(kit: str) -> str | None:
+    """Why the kit cannot be built here (the skip message), or None."""
+    if kit == "python":
+        return None  # it runs on the referee's own Python
+    if kit == "go":
+        missing = missing_tools("go")  # the protocol code is committed: no protoc
+        hint = "Go 1.26+"
+    elif kit == "rust":
+        missing = missing_tools("cargo")
+        hint = "Rust (rustup or Debian's cargo)"
+    elif kit == "java":
+        missing = missing_tools("java", "mvn")
+        hint = "a JDK 17+ and Maven"
+    elif kit == "cpp":
+        missing = missing_tools("cmake", "g++", "protoc", "grpc_cpp_plugin")
+        if not missing and not _pkg_config("grpc++"):
+            missing = ["grpc++ (pkg-config)"]
+        hint = "cmake, g++ and Debian's libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc pkg-config"
+    elif kit == "node":
+        missing = missing_tools("node", "npm")
+        hint = "Node.js 20+ with npm"
+    else:
+        raise ValueError(kit)
+    if missing:
+        return f"{kit} starter kit skipped: {', '.join(missing)} not found; install {hint}"
+    return None
+
+
+def built_or_skip(kit: str, built_kit: Callable[[str], Build]) -> Build:
+    """The kit built (a failed build fails the test); a skip where its toolchain is missing."""
+    reason = kit_unavailable(kit)
+    if reason:
+        pytest.skip(reason)
+    build = built_kit(kit)
+    assert build.ok, f"the build of {kit} failed (log {build.log_path}):\n{build.tail}"
     return build

@@ -37,8 +37,7 @@ from referee.engine import Card, GameState, PassDirection, Rules
 from referee.pb.hearts.v1 import hearts_pb2 as pb
 from referee.pb.hearts.v1 import hearts_pb2_grpc as pb_grpc
 from referee.players.remote import BotConnection
-from tests.kits.conftest import Build
-from tests.kits.test_starter_kits import _requirements
+from tests.kits.conftest import Build, built_or_skip
 
 KITS = ["go", "rust", "java", "cpp", "node"]
 #: Seat 0 holds the two of clubs: on a hold hand its only legal first play.
@@ -173,11 +172,7 @@ UDS_AUTHORITY = [("grpc.default_authority", "localhost")]
 
 
 def _built(kit: str, built_kit: Callable[[str], Build]) -> tuple[pathlib.Path, str]:
-    reason = _requirements(kit)
-    if reason:
-        pytest.skip(reason)
-    build = built_kit(kit)
-    assert build.ok, f"the build of {kit} failed (log {build.log_path}):\n{build.tail}"
+    build = built_or_skip(kit, built_kit)
     name = yaml.safe_load((build.folder / "bot.yaml").read_text())["name"]
     return build.folder, name
 

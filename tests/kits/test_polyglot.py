@@ -32,8 +32,7 @@ import yaml
 
 from referee.cli.scaffold import KIT_FOLDERS, LANGUAGES
 from referee.folder import read_journal
-from tests.kits.conftest import Build
-from tests.kits.test_starter_kits import ROOT, _requirements
+from tests.kits.conftest import ROOT, Build, kit_unavailable
 
 CONFIG = ROOT / "tournaments" / "polyglot.yaml"
 #: What the test changes of polyglot.yaml: one deal set, one-hand games (the module's docstring).
@@ -68,7 +67,7 @@ def scaffolded_config(built_kit: Callable[[str], Build], dest: pathlib.Path) -> 
 def test_polyglot_tournament_of_the_scaffolded_kits_has_every_bot_ranked_without_faults(
     built_kit: Callable[[str], Build], tmp_path: pathlib.Path
 ) -> None:
-    missing = [reason for kit in LANGUAGES if (reason := _requirements(kit))]
+    missing = [reason for kit in LANGUAGES if (reason := kit_unavailable(kit))]
     if missing:
         pytest.skip("; ".join(missing))
     config = scaffolded_config(built_kit, tmp_path)

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import pathlib
 import re
-import shutil
-import subprocess
 from collections.abc import Callable
 
 import pytest
@@ -22,44 +20,10 @@ from referee.match.runner import GameSpec, play_game
 from referee.players.policy import FaultPolicy, TimeControl
 from referee.players.specs import parse_bot
 from referee.players.supply import BotPool
-from tests.helpers import bot_processes_alive, missing_tools
-from tests.kits.conftest import Build
+from tests.helpers import bot_processes_alive
+from tests.kits.conftest import Build, built_or_skip
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-
-def _pkg_config(module: str) -> bool:
-    if shutil.which("pkg-config") is None:
-        return False
-    return subprocess.run(["pkg-config", "--exists", module], check=False).returncode == 0
-
-
-def _requirements(kit: str) -> str | None:
-    """Why the kit cannot be built here, or None."""
-    if kit == "python":
-        return None  # it runs on the referee's own Python
-    if kit == "go":
-        missing = missing_tools("go")  # the protocol code is committed: no protoc
-        hint = "Go 1.26+"
-    elif kit == "rust":
-        missing = missing_tools("cargo")
-        hint = "Rust (rustup or Debian's cargo)"
-    elif kit == "java":
-        missing = missing_tools("java", "mvn")
-        hint = "a JDK 17+ and Maven"
-    elif kit == "cpp":
-        missing = missing_tools("cmake", "g++", "protoc", "grpc_cpp_plugin")
-        if not missing and not _pkg_config("grpc++"):
-            missing = ["grpc++ (pkg-config)"]
-        hint = "cmake, g++ and Debian's libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc pkg-config"
-    elif kit == "node":
-        missing = missing_tools("node", "npm")
-        hint = "Node.js 20+ with npm"
-    else:
-        raise ValueError(kit)
-    if missing:
-        return f"{kit} starter kit skipped: {', '.join(missing)} not found; install {hint}"
-    return None
 
 
 @pytest.mark.toolchain
@@ -70,12 +34,8 @@ def test_kit_builds_and_plays_a_full_game_without_faults(
     built_kit: Callable[[str], Build],
     tmp_path: pathlib.Path,
 ) -> None:
-    reason = _requirements(kit)
-    if reason:
-        pytest.skip(reason)
-    result = built_kit(kit)
+    result = built_or_skip(kit, built_kit)
     spec = parse_bot(str(result.folder))
-    assert result.ok, f"the build of {kit} failed (log {result.log_path}):\n{result.tail}"
 
     others = [
         parse_bot(str(ROOT / "sample_bots/python" / name)) for name in ("heuristic", "random")
