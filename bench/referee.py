@@ -3,7 +3,7 @@
 
     python bench/referee.py [--games 10] [--bots random,heuristic,random,heuristic]
         [--only referee,starts,go] [--baseline COMMIT] [--rounds 5] [--go-games 16]
-        [--go-lifetime game|table|run] [--quick] [--profile]
+        [--go-lifetime game|table|run] [--go-same-bots] [--quick] [--profile]
 
 Three parts (``--only`` picks some; ``--quick`` is a smoke run of about a
 minute on a quiet machine: 2 games, 2 starts, 1 round of 4 Go games). The
@@ -80,12 +80,16 @@ In each mode:
 **starts**: a bot's start (launch, serve, handshake) timed sandboxed and not,
 alternately, ``--starts`` times each: after the referee part's games, from
 its modes' pools (as before); without that part, from pools of their own.
+Beside the wall time, the CPU of each start and stop: this process's and its
+children's (the supervisor, bubblewrap and the bot), which is what a
+``bot_lifetime: game`` tournament pays four times a game.
 
-**go**: four Go kit bots (sample_bots/go, built once into a temporary copy;
-skipped, saying so, without Go) play tournaments through the real runner, as
-``referee tournament`` does, with this tree's referee and with a ``git
-worktree`` of ``--baseline`` (default b6c745a, the code before issue 27),
-alternately; see bench/referee_go.py. The worktree is removed at the end,
+**go**: four Go kit bots (each tree's sample_bots/go, built once into a
+temporary copy; ``--go-same-bots``: this tree's for both; skipped, saying so,
+without Go) play tournaments through the real runner, as ``referee
+tournament`` does, with this tree's referee and with a ``git worktree`` of
+``--baseline`` (default b6c745a, the code before issue 27), alternately; see
+bench/referee_go.py. The worktree is removed at the end,
 also on Ctrl-C or SIGTERM.
 
 The figures are medians over games (over rounds for the Go kit). Figures taken
@@ -105,6 +109,7 @@ import math
 import os
 import pathlib
 import pstats
+import resource
 import shutil
 import signal
 import statistics
@@ -229,16 +234,33 @@ def start_bots(pool: BotPool, folders: list[str], sandbox: str) -> list:
     return [players[s.name] for s in specs]
 
 
-def start_times(pools: dict[str, BotPool], folder: str, times: int) -> dict[str, list[float]]:
-    """Seconds to start one bot (launch, serve, handshake), both kinds alternately."""
-    out: dict[str, list[float]] = {mode: [] for mode in pools}
+@dataclasses.dataclass
+class Starts:
+    """Bot starts by mode: each one's wall time, and the CPU of it and its stop."""
+
+    seconds: dict[str, list[float]]
+    cpu_s: dict[str, list[float]]
+
+
+def _cpu_with_children() -> float:
+    """CPU seconds of this process and of its children that have ended (and theirs)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def start_times(pools: dict[str, BotPool], folder: str, times: int) -> Starts:
+    """Start one bot (launch, serve, handshake) and stop it, both kinds alternately."""
+    out = Starts({mode: [] for mode in pools}, {mode: [] for mode in pools})
     for i in range(times):
         for mode, pool in pools.items():
             spec = bot_spec(folder, f"start-{mode}-{i}", mode)
+            cpu = _cpu_with_children()
             started = time.perf_counter()
             player = pool.launch(spec)
-            out[mode].append(time.perf_counter() - started)
-            pool.stop(player)
+            out.seconds[mode].append(time.perf_counter() - started)
+            pool.stop(player)  # waits for the supervisor: its CPU is counted by then
+            out.cpu_s[mode].append(_cpu_with_children() - cpu)
     return out
 
 
@@ -417,6 +439,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         choices=["game", "table", "run"],
         help="the Go kit runs' bot_lifetime (default: the config's default, game)",
     )
+    parser.add_argument(
+        "--go-same-bots",
+        action="store_true",
+        help="both trees play this tree's Go kit (the referee's code alone; default: each its own)",
+    )
     parser.add_argument("--quick", action="store_true", help="a smoke run of about a minute")
     parser.add_argument("--profile", action="store_true", help="profile one more game")
     parser.add_argument("--serve-echo", default=None, help=argparse.SUPPRESS)
@@ -477,9 +504,7 @@ def referee_part(
     return modes, statistics.median(alone), idle_ms_per_s
 
 
-def starts_part(
-    args: argparse.Namespace, tmp: pathlib.Path, modes: dict[str, Mode]
-) -> dict[str, list[float]]:
+def starts_part(args: argparse.Namespace, tmp: pathlib.Path, modes: dict[str, Mode]) -> Starts:
     """Bot starts, sandboxed and not, alternately.
 
     After the referee part, from its modes' pools, as this figure was always
@@ -595,13 +620,17 @@ def report_modes(modes: dict[str, Mode], alone_ms: float, idle_ms_per_s: float) 
     return lines
 
 
-def report_starts(starts: dict[str, list[float]]) -> list[str]:
-    boxed, bare = (statistics.median(starts[m]) * 1000 for m in ("bwrap", "none"))
+def report_starts(starts: Starts) -> list[str]:
+    boxed, bare = (statistics.median(starts.seconds[m]) * 1000 for m in ("bwrap", "none"))
+    cpu_boxed, cpu_bare = (statistics.median(starts.cpu_s[m]) * 1000 for m in ("bwrap", "none"))
     cost = boxed - bare
     return [
         f"  a sandboxed start adds: {cost:+.0f} ms (median start {boxed:.0f} ms sandboxed, "
         f"{bare:.0f} ms not: launch, serve, handshake) "
-        f"[<= {START_GOAL_MS} ms: {verdict(cost <= START_GOAL_MS)}]"
+        f"[<= {START_GOAL_MS} ms: {verdict(cost <= START_GOAL_MS)}]",
+        f"    CPU of a start and its stop (this process and its children: the supervisor, "
+        f"bubblewrap, the bot): {cpu_boxed:.0f} ms sandboxed, {cpu_bare:.0f} ms not "
+        f"(medians of {len(starts.cpu_s['bwrap'])})",
     ]
 
 
@@ -622,7 +651,7 @@ def main() -> None:
     load_at_start = _load()
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="bench-referee-"))
     modes: dict[str, Mode] = {}
-    starts: dict[str, list[float]] = {}
+    starts: Starts | None = None
     go: GoFigures | None = None
     try:
         if "referee" in args.parts:
@@ -638,6 +667,7 @@ def main() -> None:
                 rounds=args.rounds,
                 games=args.go_games,
                 lifetime=args.go_lifetime,
+                same_bots=args.go_same_bots,
             )
     except KeyboardInterrupt:
         raise SystemExit("interrupted: nothing measured is printed") from None
@@ -659,7 +689,7 @@ def main() -> None:
     summary: list[str] = []
     if modes:
         summary += report_modes(modes, alone_ms, idle_ms_per_s)
-    if starts:
+    if starts is not None:
         summary += report_starts(starts)
     if go is not None:
         summary += go.report()

@@ -1,16 +1,18 @@
 """bench/referee.py's Go kit part: tournament throughput of this tree against a baseline commit.
 
-Four Go kit bots (sample_bots/go, built once into a temporary copy with its
-build.sh, whose bot.yaml then has no build step, so that no run rebuilds it)
-play full games (default rules) in a tournament run by the real runner
+Four Go kit bots play full games (default rules) in a tournament run by the real runner
 (bench/referee_drive.py: ``Tournament(...).run()``, as ``referee tournament``
 does, from a generated config, sandboxed, ``bot_processes: per_worker``), at
 ``concurrency`` 1 and 2. The same runs are made with the baseline's code: a
 ``git worktree`` of the commit in a temporary folder, whose referee the
 driver imports (PYTHONPATH; it refuses to run another and prints its
-``referee.__file__``). The Go bots import no referee, so the bots are the same
-binary in both. Every run uses the same tournament key, so both trees play
-the very same deals (the Go bot is deterministic: the same games too).
+``referee.__file__``). Each tree plays its own Go kit (its sample_bots/go, built
+once into a temporary copy with its build.sh, whose bot.yaml then has no build
+step, so that no run rebuilds it): the kit is part of a release, and its server's
+options are part of what a decision costs the referee. With ``same_bots`` both
+trees play this tree's kit, which measures the referee's code alone. Every run
+uses the same tournament key, so both trees play the very same deals (the Go
+bot's strategy is deterministic: the same games too).
 
 The runs alternate old, new, old, new (each round: concurrency 1 then 2);
 each figure is the median over the rounds with its spread, and the ratio
@@ -48,12 +50,12 @@ def cores() -> int:
     return len(os.sched_getaffinity(0))
 
 
-def build_go_kit(tmp: pathlib.Path) -> pathlib.Path | str:
-    """A built copy of sample_bots/go with no build step left, or why there is none."""
+def build_go_kit(tmp: pathlib.Path, tree: pathlib.Path, side: str) -> pathlib.Path | str:
+    """A built copy of ``tree``'s sample_bots/go with no build step left, or why there is none."""
     if shutil.which("go") is None:
         return "Go is not installed (no `go` on PATH)"
-    folder = tmp / "go-kit"
-    shutil.copytree(ROOT / "sample_bots" / "go", folder, ignore=shutil.ignore_patterns("bin"))
+    folder = tmp / f"go-kit-{side}"
+    shutil.copytree(tree / "sample_bots" / "go", folder, ignore=shutil.ignore_patterns("bin"))
     try:
         subprocess.run(
             ["./build.sh"], cwd=folder, check=True, capture_output=True, text=True, timeout=600
@@ -68,12 +70,20 @@ def build_go_kit(tmp: pathlib.Path) -> pathlib.Path | str:
     return folder
 
 
+def write_key(tmp: pathlib.Path) -> str:
+    """A new tournament key file, the same for every run: the same deals in each."""
+    key = tmp / "go-kit.key"
+    key.write_text(secrets.token_hex(32) + "\n")
+    key.chmod(0o600)
+    return str(key)
+
+
 def write_config(
-    tmp: pathlib.Path, kit: pathlib.Path, games: int, lifetime: str | None
-) -> tuple[pathlib.Path, str]:
-    """The tournament config (four Go bots at one table) and a key file."""
+    tmp: pathlib.Path, kit: pathlib.Path, side: str, games: int, lifetime: str | None
+) -> pathlib.Path:
+    """The tournament config of one side: four of its Go bots at one table."""
     deal_sets = max(1, math.ceil(games / 4))  # duplicate: 4 games (seatings) per deal set
-    config = tmp / "go-kit.yaml"
+    config = tmp / f"go-kit-{side}.yaml"
     config.write_text(
         textwrap.dedent(
             f"""\
@@ -87,10 +97,7 @@ def write_config(
         )
         + (f"bot_lifetime: {lifetime}\n" if lifetime else "")
     )
-    key = tmp / "go-kit.key"
-    key.write_text(secrets.token_hex(32) + "\n")
-    key.chmod(0o600)
-    return config, str(key)
+    return config
 
 
 class Baseline:
@@ -173,6 +180,8 @@ class GoFigures:
     files: dict[str, str] = dataclasses.field(default_factory=dict)
     games: int = 0
     lifetime: str = "game"
+    #: Both trees played this tree's Go kit (else each its own).
+    same_bots: bool = False
     new: dict[int, Side] = dataclasses.field(default_factory=dict)
     old: dict[int, Side] = dataclasses.field(default_factory=dict)
 
@@ -193,7 +202,8 @@ class GoFigures:
             f"  Go kit throughput: 4 launched Go bots (sandboxed, bot_lifetime {self.lifetime}),"
             f" {self.games} games a run (~{first['decisions'] // first['games']} decisions a "
             f"game), {len(runs)} round(s) of old, new alternately; per core = / {cores()} cores "
-            f"(os.sched_getaffinity); baseline {self.baseline}"
+            f"(os.sched_getaffinity); baseline {self.baseline}; "
+            + ("both with this tree's Go kit" if self.same_bots else "each with its own Go kit")
         ]
         counts = {r["decisions"] for s in [*self.new.values(), *self.old.values()] for r in s.runs}
         lines.append(
@@ -229,10 +239,13 @@ def go_throughput(
     rounds: int,
     games: int,
     lifetime: str | None = None,
+    same_bots: bool = False,
     log: TextIO = sys.stderr,
 ) -> GoFigures:
-    """Build the Go kit, add the baseline's worktree, run ABAB..., remove the worktree."""
-    figures = GoFigures(games=4 * max(1, math.ceil(games / 4)), lifetime=lifetime or "game")
+    """Add the baseline's worktree, build the Go kits, run ABAB..., remove the worktree."""
+    figures = GoFigures(
+        games=4 * max(1, math.ceil(games / 4)), lifetime=lifetime or "game", same_bots=same_bots
+    )
     if shutil.which("git") is None or _git("rev-parse", "--git-dir").returncode:
         figures.skipped = f"{ROOT} is not a git checkout: no baseline to compare with"
         return figures
@@ -240,15 +253,18 @@ def go_throughput(
     figures.baseline = worktree.title
     trees = {"old": worktree.folder, "new": ROOT}
     try:
-        kit = build_go_kit(tmp)
-        if isinstance(kit, str):
-            figures.skipped = kit
-            return figures
-        config, key = write_config(tmp, kit, games, lifetime)
+        configs: dict[str, pathlib.Path] = {}
+        for side, tree in trees.items():
+            kit = build_go_kit(tmp, ROOT if same_bots else tree, side)
+            if isinstance(kit, str):
+                figures.skipped = f"{side} tree: {kit}"
+                return figures
+            configs[side] = write_config(tmp, kit, side, games, lifetime)
+        key = write_key(tmp)
         for n in range(1, rounds + 1):
             for concurrency in CONCURRENCIES:
                 for side, tree in trees.items():
-                    run = drive(tree, config, key, concurrency, tmp / f"out-{side}")
+                    run = drive(tree, configs[side], key, concurrency, tmp / f"out-{side}")
                     figures.files.setdefault(side, run["referee_file"])
                     sides = figures.new if side == "new" else figures.old
                     sides.setdefault(concurrency, Side()).runs.append(run)

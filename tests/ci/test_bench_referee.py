@@ -24,6 +24,7 @@ def bench(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     spec = importlib.util.spec_from_file_location("bench_referee", BENCH / "referee.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "bench_referee", module)  # dataclasses look it up there
     spec.loader.exec_module(module)
     return module
 
@@ -76,8 +77,24 @@ def test_the_go_summary_gives_the_ratio_of_the_medians_and_its_verdict(bench: Mo
     assert "(rounds 1.50..1.65) [>= 1.5x: met]" in text
     assert "0.500 ms vs baseline 1.000 ms" in text and "baseline b6c745a old" in text
     assert "the same games in every run: 2800 decisions each" in text
+    assert "each with its own Go kit" in text
+    figures.same_bots = True
+    assert "both with this tree's Go kit" in "\n".join(figures.report())
+    assert bench.parse_args(["--go-same-bots"]).go_same_bots
+    assert not bench.parse_args([]).go_same_bots
     figures.new[1].runs[:2] = [_run(25.0, 0.5), _run(26.0, 0.5)]  # median 26: 1.30x
     assert "[>= 1.5x: NOT met]" in "\n".join(figures.report())
     assert go.GoFigures(skipped="Go is not installed").report() == [
         "  Go kit throughput: skipped: Go is not installed"
     ]
+
+
+def test_the_starts_summary_gives_the_median_wall_and_cpu_of_each_kind(bench: ModuleType) -> None:
+    starts = bench.Starts(
+        seconds={"bwrap": [0.30, 0.20, 0.25], "none": [0.15, 0.10, 0.40]},
+        cpu_s={"bwrap": [0.080, 0.070, 0.090], "none": [0.030, 0.050, 0.040]},
+    )
+    first, second = bench.report_starts(starts)
+    assert "a sandboxed start adds: +100 ms (median start 250 ms sandboxed, 150 ms not" in first
+    assert "[<= 50 ms: NOT met]" in first
+    assert second.endswith("80 ms sandboxed, 40 ms not (medians of 3)")
