@@ -18,7 +18,6 @@ import contextlib
 import dataclasses
 import fcntl
 import itertools
-import json
 import os
 import pathlib
 import signal
@@ -184,7 +183,7 @@ def build_bot(
             if not supervisor.cgroup_support():
                 cgroup = f"r{os.getpid()}-build{next(_build_numbers)}"
                 argv += ["--cgroup", cgroup]
-            argv += ["--limits", json.dumps(limits.to_dict()), "--", *inner]
+            argv += ["--limits", supervisor.encode_limits(limits.to_dict()), "--", *inner]
             proc = subprocess.Popen(
                 argv,
                 cwd=folder,

@@ -30,7 +30,6 @@ import atexit
 import contextlib
 import enum
 import itertools
-import json
 import logging
 import os
 import pathlib
@@ -444,7 +443,7 @@ class LaunchedBot(Connection):
         if self._socket_dir is not None and not self._tcp:
             argv += ["--scratch", str(self._socket_dir)]
         if self.limits:
-            argv += ["--limits", json.dumps(dict(self.limits))]
+            argv += ["--limits", supervisor.encode_limits(dict(self.limits))]
         if self.sandbox == "none":
             return [*argv, "--", *args]
         bwrap.check_sandbox()

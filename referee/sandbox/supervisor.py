@@ -1,6 +1,6 @@
-"""The supervisor every launched bot and every build runs under (stdlib only; run by path).
+"""The supervisor every launched bot and every build runs under (stdlib only).
 
-``python -I -S supervisor.py [--parent-fd FD] [--limits JSON] [--cgroup NAME] [--scratch DIR] -- COMMAND ARGS...``
+``python -I -S supervise.py [--parent-fd FD] [--limits KEY=N,...] [--cgroup NAME] [--scratch DIR] -- COMMAND ARGS...``
 
 The referee starts this script in a new session, so it leads a process group
 that the bot and anything the bot spawns belong to. COMMAND is usually the
@@ -35,6 +35,11 @@ supervisor then:
 
 On SIGTERM (the referee stopping the group) it waits for the bot to exit.
 
+It runs from its compiled module through the small script ``supervise.py``
+(:func:`command`): a script run by path is compiled from source at every
+start, and its imports are kept to the few it needs, since every bot's start
+pays for them (``docs/performance.md``).
+
 The referee also imports this module to ask whether cgroups can be used
 (:func:`cgroup_support`, :func:`freezer_support`) and to find a bot's cgroup
 files (:class:`Cgroup`; :mod:`referee.sandbox.freezer` freezes and thaws it).
@@ -42,9 +47,7 @@ files (:class:`Cgroup`; :mod:`referee.sandbox.freezer` freezes and thaws it).
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
-import json
 import os
 import resource
 import select
@@ -53,6 +56,8 @@ import signal
 import sys
 import time
 
+#: The script that runs the supervisor (see :func:`command`).
+ENTRY = os.path.join(os.path.dirname(os.path.realpath(__file__)), "supervise.py")
 #: Exit codes of the supervisor when it stopped the bot at a limit.
 EXIT_MEMORY_LIMIT = 243
 EXIT_CPU_LIMIT = 244
@@ -74,6 +79,38 @@ CGROUP_PARENT = "hearts-referee"
 _CFS_PERIOD_US = 100_000
 #: What a freezer file is written to thaw a cgroup, by cgroup version.
 THAW = {2: "0", 1: "THAWED"}
+
+
+class _suppress:
+    """``contextlib.suppress``: importing contextlib took a few ms of every start."""
+
+    def __init__(self, *errors: type[BaseException]) -> None:
+        self.errors = errors
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> bool:
+        return kind is not None and issubclass(kind, self.errors)
+
+
+def encode_limits(limits: dict[str, int]) -> str:
+    """``limits`` as ``--limits`` takes them: ``key=value,...`` (json's import cost a start ms)."""
+    for key, value in limits.items():
+        if not key.isidentifier() or isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"a limit must be a whole number: {key}={value!r}")
+    return ",".join(f"{key}={value}" for key, value in limits.items())
+
+
+def decode_limits(text: str) -> dict[str, int]:
+    """The limits :func:`encode_limits` wrote."""
+    limits: dict[str, int] = {}
+    for item in filter(None, text.split(",")):
+        key, sep, value = item.partition("=")
+        if not sep or not key.isidentifier():
+            raise ValueError(f"--limits: not key=value: {item!r}")
+        limits[key] = int(value)
+    return limits
 
 
 def _read(path: str) -> bytes | None:
@@ -185,7 +222,7 @@ class Cgroup:
         for freezer, key in ((_unified_parent(mounts, own), UNIFIED), (v1_freezer, "freezer")):
             if freezer is None:
                 continue
-            with contextlib.suppress(OSError):
+            with _suppress(OSError):
                 os.makedirs(freezer, exist_ok=True)
                 if os.access(freezer, os.W_OK):
                     folders[key] = freezer
@@ -215,7 +252,7 @@ class Cgroup:
             group._limit(limits)
         except OSError:
             for folder in set(folders.values()):
-                with contextlib.suppress(OSError):
+                with _suppress(OSError):
                     os.rmdir(folder)
             return None
         return group
@@ -230,23 +267,23 @@ class Cgroup:
         if self.version == 2:
             if memory:
                 _write(self._file("memory", "memory.max"), str(memory))
-                with contextlib.suppress(OSError):
+                with _suppress(OSError):
                     _write(self._file("memory", "memory.swap.max"), "0")
             if processes:
                 _write(self._file("pids", "pids.max"), str(processes))
             if percent:
-                with contextlib.suppress(OSError):
+                with _suppress(OSError):
                     quota = percent * _CFS_PERIOD_US // 100
                     _write(self._file("cpu", "cpu.max"), f"{quota} {_CFS_PERIOD_US}")
             return
         if memory:
             _write(self._file("memory", "memory.limit_in_bytes"), str(memory))
-            with contextlib.suppress(OSError):  # only with swap accounting
+            with _suppress(OSError):  # only with swap accounting
                 _write(self._file("memory", "memory.memsw.limit_in_bytes"), str(memory))
         if processes:
             _write(self._file("pids", "pids.max"), str(processes))
         if percent and "cpu" in self.folders:
-            with contextlib.suppress(OSError):
+            with _suppress(OSError):
                 _write(self._file("cpu", "cpu.cfs_period_us"), str(_CFS_PERIOD_US))
                 _write(self._file("cpu", "cpu.cfs_quota_us"), str(percent * _CFS_PERIOD_US // 100))
 
@@ -304,7 +341,7 @@ class Cgroup:
         """Let the bot run again (a v1 frozen task cannot even die until thawed)."""
         found = self.freezer()
         if found is not None:
-            with contextlib.suppress(OSError):
+            with _suppress(OSError):
                 _write(found[0], THAW[found[1]])
 
     def kill_all(self) -> None:
@@ -312,14 +349,14 @@ class Cgroup:
         self.thaw()
         v2 = self.folders.get(UNIFIED) or (self.folders["pids"] if self.version == 2 else "")
         if v2 and os.path.exists(os.path.join(v2, "cgroup.kill")):
-            with contextlib.suppress(OSError):
+            with _suppress(OSError):
                 _write(os.path.join(v2, "cgroup.kill"), "1")
         for _ in range(50):
             pids = self.pids()
             if not pids:
                 return
             for pid in pids:
-                with contextlib.suppress(ProcessLookupError):
+                with _suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
             _reap()
             time.sleep(0.01)
@@ -359,7 +396,7 @@ def _sweep(version: int, parents: dict[str, str]) -> None:
         group = Cgroup(version, {c: os.path.join(p, name) for c, p in parents.items()})
         group.thaw()
         for folder in set(group.folders.values()):
-            with contextlib.suppress(OSError):
+            with _suppress(OSError):
                 os.rmdir(folder)  # only if empty
 
 
@@ -433,10 +470,10 @@ def _folder_bytes(folder: str, most: int = 10_000) -> int:
     """
     total, todo, seen = 0, [folder], 0
     while todo and seen < most:
-        with contextlib.suppress(OSError), os.scandir(todo.pop()) as entries:
+        with _suppress(OSError), os.scandir(todo.pop()) as entries:
             for entry in entries:
                 seen += 1
-                with contextlib.suppress(OSError):
+                with _suppress(OSError):
                     if entry.is_dir(follow_symlinks=False):
                         todo.append(entry.path)
                     else:
@@ -481,7 +518,7 @@ def _reap(bot: int = 0) -> int | None:
     be lost (a crash with code 3 reported as code 0) unless handed back.
     """
     found = None
-    with contextlib.suppress(ChildProcessError):
+    with _suppress(ChildProcessError):
         while True:
             done, status = os.waitpid(-1, os.WNOHANG)
             if not done:
@@ -513,7 +550,7 @@ def _kill_everything(group: Cgroup | None) -> None:
         if not members:
             return
         for pid in members:
-            with contextlib.suppress(ProcessLookupError):
+            with _suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         _reap()
         time.sleep(0.02)
@@ -572,13 +609,13 @@ class _OutputPump:
             target, written, truncated = entry
             room = self.cap - int(written)
             if room > 0:
-                with contextlib.suppress(OSError):
+                with _suppress(OSError):
                     os.write(int(target), data[:room])
                 entry[1] = int(written) + min(room, len(data))
             if len(data) > room and not truncated:
                 entry[2] = True
                 note = f"\n[referee sandbox: output truncated at {self.cap} bytes]\n"
-                with contextlib.suppress(OSError):
+                with _suppress(OSError):
                     os.write(int(target), note.encode())
 
     def drain(self) -> None:
@@ -669,7 +706,7 @@ def _supervise(
             if used >= limits["cpu_seconds"]:
                 _say(f"cpu limit: the bot used {limits['cpu_seconds']} s of CPU time")
                 return EXIT_CPU_LIMIT
-        with contextlib.suppress(ValueError):
+        with _suppress(ValueError):
             _say(f"bot killed by signal {sig} ({signal.Signals(sig).name})")
             return 128 + sig
     code = os.WEXITSTATUS(status)
@@ -678,16 +715,15 @@ def _supervise(
 
 
 def command(parent_fd: int) -> list[str]:
-    """The interpreter's command line that runs this script, watching ``parent_fd``.
+    """The command line that runs the supervisor, watching ``parent_fd``.
 
     ``-I`` keeps the user's environment and folders out of it; ``-S`` skips
-    ``site``, which the supervisor (stdlib only) never needs. With the three
-    ``.pth`` files of a machine with the referee installed in editable mode, an
-    interpreter's start took 31 ms of CPU with ``site`` and 6.5 ms without: most
-    of what a bot's start costs the supervisor (``docs/performance.md``).
+    ``site``, which the supervisor (stdlib only) never needs: with the three
+    ``.pth`` files of an editable install, an interpreter's start took 31 ms of
+    CPU with ``site`` and 6.5 ms without. ``supervise.py`` imports this module
+    compiled, where this file run by path was compiled at every start (6 ms).
     """
-    script = os.path.realpath(__file__)
-    return [sys.executable, "-I", "-S", script, "--parent-fd", str(parent_fd)]
+    return [sys.executable, "-I", "-S", ENTRY, "--parent-fd", str(parent_fd)]
 
 
 def main(argv: list[str]) -> int:
@@ -700,7 +736,11 @@ def main(argv: list[str]) -> int:
         if option == "--parent-fd":
             parent_fd = int(value)
         elif option == "--limits":
-            limits = json.loads(value)
+            try:
+                limits = decode_limits(value)
+            except ValueError as error:
+                _say(str(error))
+                return 2
         elif option == "--cgroup":
             cgroup_name = value
         elif option == "--scratch":
@@ -709,7 +749,7 @@ def main(argv: list[str]) -> int:
             argv = []
     if argv[:1] != ["--"] or len(argv) < 2:
         _say(
-            "usage: sandbox.py [--parent-fd FD] [--limits JSON] [--cgroup NAME] "
+            "usage: supervise.py [--parent-fd FD] [--limits KEY=N,...] [--cgroup NAME] "
             "[--scratch DIR] -- COMMAND ..."
         )
         return 2
@@ -721,7 +761,7 @@ def main(argv: list[str]) -> int:
     if os.getpgrp() != os.getpid():
         # Never share a group with the caller: the group is what gets killed.
         os.setpgid(0, 0)
-    with contextlib.suppress(OSError, AttributeError):
+    with _suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     signal.signal(signal.SIGTERM, lambda *_: None)  # the bot gets it too; wait for it
     group = Cgroup.create(cgroup_name, limits) if cgroup_name else None
@@ -735,7 +775,7 @@ def main(argv: list[str]) -> int:
             os.close(gate_w)
             # The bot dies with us (we have one thread), and never runs unsupervised: a
             # gate closed without a word means that we died before opening it.
-            with contextlib.suppress(OSError, AttributeError):
+            with _suppress(OSError, AttributeError):
                 ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             if os.read(gate_r, 1) != b"x":
                 os._exit(137)
