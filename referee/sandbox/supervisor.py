@@ -51,7 +51,6 @@ import ctypes
 import os
 import resource
 import select
-import shutil
 import signal
 import sys
 import time
@@ -481,6 +480,52 @@ def _folder_bytes(folder: str, most: int = 10_000) -> int:
     return total
 
 
+#: How deep :func:`remove_tree` goes; what is deeper is left to the referee's own removal.
+_REMOVE_DEPTH = 64
+
+
+def remove_tree(path: str) -> None:
+    """Remove ``path`` and what it holds, as far as it can, never following a link.
+
+    ``shutil.rmtree``'s way (each folder opened with ``O_NOFOLLOW``, its entries
+    removed through the folder's descriptor, so that a link swapped in is removed,
+    not followed), without shutil, whose imports (``re``, ``fnmatch``, the
+    compressors) took 7 ms of every start. The bot writes its socket folder; the
+    referee removes it again after the supervisor, with ``safepath.remove``.
+    """
+    parent, name = os.path.split(os.path.abspath(path))
+    try:
+        parent_fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        _remove_entry(parent_fd, name, _REMOVE_DEPTH)
+    finally:
+        os.close(parent_fd)
+
+
+def _remove_entry(folder_fd: int, name: str, depth: int) -> None:
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(name, flags, dir_fd=folder_fd)
+    except OSError:  # a file, a socket or a link (never followed): unlinked itself
+        with _suppress(OSError):
+            os.unlink(name, dir_fd=folder_fd)
+        return
+    try:
+        if depth > 0:
+            with os.scandir(fd) as entries:
+                names = [entry.name for entry in entries]
+            for child in names:
+                _remove_entry(fd, child, depth - 1)
+    except OSError:
+        pass  # unreadable: left, and so is the folder
+    finally:
+        os.close(fd)
+    with _suppress(OSError):
+        os.rmdir(name, dir_fd=folder_fd)
+
+
 def _over_limit(
     pid: int, limits: dict[str, int], group: Cgroup | None, scratch: list[str]
 ) -> tuple[int, str] | None:
@@ -809,8 +854,7 @@ def main(argv: list[str]) -> int:
         if group is not None:
             group.remove()
         for folder in scratch:
-            # What the bot left there goes with it (rmtree never follows its links).
-            shutil.rmtree(folder, ignore_errors=True)
+            remove_tree(folder)  # what the bot left there goes with it
 
 
 if __name__ == "__main__":

@@ -150,3 +150,32 @@ def test_with_nothing_to_select_on_the_supervisor_waits_instead_of_spinning() ->
     sleeps, looks = (int(n) for n in done.stdout.split())
     assert sleeps >= 1, done.stdout
     assert looks <= sleeps + 2, f"{looks} looks at the bot in {sleeps} waits"
+
+
+def test_remove_tree_removes_everything_and_follows_no_link(tmp_path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("an opponent's file")
+    scratch = tmp_path / "scratch"
+    (scratch / "a" / "b").mkdir(parents=True)
+    (scratch / "a" / "b" / "data").write_bytes(b"x" * 1000)
+    (scratch / "bot.sock").write_text("")
+    (scratch / "a" / "to-outside").symlink_to(outside)
+    (scratch / "a" / "to-file").symlink_to(outside / "keep.txt")
+    supervisor.remove_tree(str(scratch))
+    assert not scratch.exists()
+    assert (outside / "keep.txt").read_text() == "an opponent's file"
+    link = tmp_path / "link"
+    link.symlink_to(outside)
+    supervisor.remove_tree(str(link))  # the link itself goes, not what it points to
+    assert not link.is_symlink() and (outside / "keep.txt").exists()
+    supervisor.remove_tree(str(tmp_path / "nothing-there"))  # no error
+
+
+def test_remove_tree_stops_at_its_depth_without_an_error(tmp_path) -> None:
+    deep = tmp_path / "scratch"
+    leaf = deep.joinpath(*["d"] * (supervisor._REMOVE_DEPTH + 5))
+    leaf.mkdir(parents=True)
+    (deep / "file").write_text("")
+    supervisor.remove_tree(str(deep))
+    assert deep.exists() and not (deep / "file").exists()  # the rest is the referee's to remove
