@@ -51,7 +51,7 @@ from referee.players.policy import FaultPolicy, Limits, TimeControl  # noqa: E40
 from referee.players.specs import parse_bot  # noqa: E402
 from referee.players.supply import BotPool  # noqa: E402
 from referee.sandbox import freezer  # noqa: E402
-from referee.sandbox.supervisor import freezer_support  # noqa: E402
+from referee.sandbox.cgroups import freezer_support  # noqa: E402
 
 MODES = ("pondering", "default", "caught")
 TIME = TimeControl(move_time_ms=5000)

@@ -137,7 +137,7 @@ from referee.players.policy import FaultPolicy, Limits, TimeControl  # noqa: E40
 from referee.players.remote import Connection, open_channel  # noqa: E402
 from referee.players.specs import parse_bot  # noqa: E402
 from referee.players.supply import BotPool  # noqa: E402
-from referee.sandbox.supervisor import freezer_support  # noqa: E402
+from referee.sandbox.cgroups import freezer_support  # noqa: E402
 
 ECHO_METHOD = "/bench.Echo/Echo"
 _SHM = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None

@@ -152,9 +152,9 @@ def require_sandbox() -> None:
 
 def require_cgroups() -> None:
     """Skip unless the supervisor gets cgroups here (a failure under ``HEARTS_CI=1``)."""
-    from referee.sandbox import supervisor as sandbox
+    from referee.sandbox.cgroups import cgroup_support
 
-    problem = sandbox.cgroup_support()
+    problem = cgroup_support()
     if problem:
         pytest.skip(f"no cgroups here: {problem}")
 

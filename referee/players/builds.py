@@ -29,7 +29,7 @@ from referee.players import build_progress
 from referee.players.launcher import parent_watch_fd, remove_cgroup
 from referee.players.policy import BuildLimits
 from referee.players.specs import BotSpec
-from referee.sandbox import build_settings, buildnet, bwrap, safepath, supervisor
+from referee.sandbox import build_settings, buildnet, bwrap, cgroups, safepath, supervisor
 
 __all__ = ["BuildResult", "build_bot", "build_bots", "build_slot"]
 
@@ -180,7 +180,7 @@ def build_bot(
             argv = supervisor.command(parent_watch_fd())
             # Its own cgroup where the machine allows (else the supervisor measures by polling):
             # memory and processes capped, and a CPU share equal to every other build's.
-            if not supervisor.cgroup_support():
+            if not cgroups.cgroup_support():
                 cgroup = f"r{os.getpid()}-build{next(_build_numbers)}"
                 argv += ["--cgroup", cgroup]
             argv += ["--limits", supervisor.encode_limits(limits.to_dict()), "--", *inner]

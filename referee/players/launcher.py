@@ -50,7 +50,7 @@ from typing import Any
 from referee.players.base import BotFault, BotInfo, FaultKind
 from referee.players.remote import BotConnection, Connection
 from referee.safetext import printable
-from referee.sandbox import bwrap, freezer, safepath, supervisor
+from referee.sandbox import bwrap, cgroups, freezer, safepath, supervisor
 
 __all__ = [
     "FALLBACK_CPU_PERCENT",
@@ -139,7 +139,7 @@ def cpu_mode(limits: Mapping[str, Any], *, shared: bool = False) -> tuple[CpuMod
             "one bot process serves several games at once "
             "(bot_processes: shared or per_table, with a concurrency above 1)"
         )
-    missing = supervisor.freezer_support()
+    missing = cgroups.freezer_support()
     if missing:
         return CpuMode.QUOTA, f"no cgroup freezer here ({missing})"
     return CpuMode.FREEZE, ""
@@ -151,7 +151,7 @@ def cpu_warning(limits: Mapping[str, Any], *, shared: bool = False) -> str:
     if mode != CpuMode.QUOTA:
         return ""
     percent = limits.get("cpu_percent") or FALLBACK_CPU_PERCENT
-    enforced = "" if not supervisor.cgroup_support() else " (not enforced: no cgroups)"
+    enforced = "" if not cgroups.cgroup_support() else " (not enforced: no cgroups)"
     return (
         f"bots are not frozen between their calls: {why}; each gets a CPU quota of "
         f"{percent}% of a core instead{enforced}, so a bot can still use CPU while its "
@@ -437,7 +437,7 @@ class LaunchedBot(Connection):
         """The supervisor's command line around the bot's ``args``."""
         argv = supervisor.command(parent_watch_fd())
         # Its own cgroups where the machine allows; else the supervisor measures by polling.
-        self._cgroup = f"r{os.getpid()}-{next(_numbers)}" if not supervisor.cgroup_support() else ""
+        self._cgroup = f"r{os.getpid()}-{next(_numbers)}" if not cgroups.cgroup_support() else ""
         if self._cgroup:
             argv += ["--cgroup", self._cgroup]
         if self._socket_dir is not None and not self._tcp:
@@ -760,11 +760,11 @@ def remove_cgroup(name: str) -> None:
     """
     if not name:
         return
-    found = supervisor.Cgroup.parents()
+    found = cgroups.Cgroup.parents()
     if found is None:
         return
     version, parents = found
-    group = supervisor.Cgroup(version, {c: os.path.join(p, name) for c, p in parents.items()})
+    group = cgroups.Cgroup(version, {c: os.path.join(p, name) for c, p in parents.items()})
     if any(os.path.isdir(f) for f in group.folders.values()):
         group.kill_all()
         group.remove()

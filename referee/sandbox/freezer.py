@@ -59,7 +59,7 @@ import random
 import time
 from collections.abc import Callable
 
-from referee.sandbox.supervisor import UNIFIED, Cgroup
+from referee.sandbox.cgroups import UNIFIED, Cgroup
 
 __all__ = [
     "ALLOWANCE_NS",

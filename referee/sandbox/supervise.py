@@ -1,16 +1,19 @@
-"""Runs the sandbox supervisor (:mod:`referee.sandbox.supervisor`) from its compiled module.
+"""Runs the sandbox supervisor (:mod:`referee.sandbox.supervisor`) from its compiled modules.
 
 ``python -I -S supervise.py ARGS...``, as :func:`referee.sandbox.supervisor.command`
 writes it. A script run by path is compiled from its source at every start, and
-every bot's start pays for that: this one is four lines, and the supervisor's
-800 come from its cached bytecode. Only the standard library is imported: the
-folder added to the path holds the supervisor, and it imports no sibling.
+every bot's start pays for that: this one is a few lines, and the supervisor and
+its cgroups come from their cached bytecode. The folder that holds the
+``referee`` package goes after the standard library on the path, and nothing
+but the supervisor, :mod:`referee.sandbox.cgroups` and the standard library is
+imported (``referee/__init__.py`` and ``referee/sandbox/__init__.py`` import
+nothing).
 """
 
 import os
 import sys
 
-sys.path.append(os.path.dirname(os.path.realpath(__file__)))  # after the standard library
-import supervisor
+sys.path.append(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))))
+from referee.sandbox import supervisor
 
 sys.exit(supervisor.main(sys.argv[1:]))

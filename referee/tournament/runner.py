@@ -75,7 +75,7 @@ from referee.players.build_progress import BuildProgress
 from referee.players.builds import BuildResult, build_bots
 from referee.players.launcher import cpu_warning
 from referee.players.specs import BotSpec, spec_folder
-from referee.sandbox import bwrap, procfs, supervisor
+from referee.sandbox import bwrap, cgroups, procfs
 from referee.schedule import Schedule, ScheduledGame, schedule_of
 from referee.stats.render import render
 from referee.stats.standings import Standings
@@ -563,7 +563,7 @@ class Tournament:
                 bwrap.check_sandbox()
             except bwrap.SandboxUnavailable as error:
                 raise TournamentError(f"{self.config.path}: {error}") from None
-        reason = supervisor.cgroup_support() if launched else ""
+        reason = cgroups.cgroup_support() if launched else ""
         if reason:
             return (
                 f"bot limits are measured by polling, not enforced by cgroups ({reason}): "

@@ -75,12 +75,9 @@ def ptrace_works() -> bool:
 
 def cgroups_contain_bots() -> bool:
     """True if every launched bot (even with ``sandbox: none``) gets cgroups of its own."""
-    try:
-        from referee.sandbox import supervisor as sandbox
-    except ImportError:
-        return False
-    support = getattr(sandbox, "cgroup_support", None)
-    return support is not None and support() == ""
+    from referee.sandbox.cgroups import cgroup_support
+
+    return cgroup_support() == ""
 
 
 # One tournament ---------------------------------------------------------------------------

@@ -43,7 +43,7 @@ from referee.players import BotFault, LaunchedBot
 from referee.players.launcher import CpuMode
 from referee.players.policy import Limits
 from referee.protocol import PROTOCOL_VERSION
-from referee.sandbox import supervisor
+from referee.sandbox import cgroups
 from referee.sandbox.freezer import CREDIT_NS, IDLE_SHARE
 from referee.tournament import Tournament
 from referee.tournament.config import ConfigError, load_config
@@ -307,18 +307,18 @@ def test_shared_bot_processes_fall_back_to_a_quota_with_a_warning(
 def require_freezer() -> None:
     require_sandbox()
     require_cgroups()
-    if supervisor.freezer_support():
-        pytest.skip(f"no cgroup freezer here: {supervisor.freezer_support()}")
+    if cgroups.freezer_support():
+        pytest.skip(f"no cgroup freezer here: {cgroups.freezer_support()}")
 
 
-def cgroup_of(bot: LaunchedBot) -> supervisor.Cgroup:
-    found = supervisor.Cgroup.parents()
+def cgroup_of(bot: LaunchedBot) -> cgroups.Cgroup:
+    found = cgroups.Cgroup.parents()
     assert found is not None
     version, parents = found
-    return supervisor.Cgroup(version, {c: os.path.join(p, bot._cgroup) for c, p in parents.items()})
+    return cgroups.Cgroup(version, {c: os.path.join(p, bot._cgroup) for c, p in parents.items()})
 
 
-def is_frozen(group: supervisor.Cgroup, expected: bool = True, wait_s: float = 5.0) -> bool:
+def is_frozen(group: cgroups.Cgroup, expected: bool = True, wait_s: float = 5.0) -> bool:
     """True if the cgroup is (or within ``wait_s`` becomes) frozen, or thawed if not
     ``expected``: freezing takes effect as each task next runs."""
     deadline = time.monotonic() + wait_s
@@ -327,7 +327,7 @@ def is_frozen(group: supervisor.Cgroup, expected: bool = True, wait_s: float = 5
     return frozen_now(group) == expected
 
 
-def frozen_now(group: supervisor.Cgroup) -> bool:
+def frozen_now(group: cgroups.Cgroup) -> bool:
     found = group.freezer()
     assert found is not None, group.folders
     path, version = found
@@ -347,14 +347,14 @@ def hog_bot(tmp_path: pathlib.Path, **limits: Any) -> LaunchedBot:
     )
 
 
-def cpu_over(group: supervisor.Cgroup, seconds: float) -> float:
+def cpu_over(group: cgroups.Cgroup, seconds: float) -> float:
     """CPU seconds the cgroup used during the next ``seconds`` of wall time."""
     before = group.cpu_seconds()
     time.sleep(seconds)
     return group.cpu_seconds() - before
 
 
-def uses_cpu(group: supervisor.Cgroup, cpu_s: float = 0.2, within_s: float = 30.0) -> bool:
+def uses_cpu(group: cgroups.Cgroup, cpu_s: float = 0.2, within_s: float = 30.0) -> bool:
     """True once the cgroup has used ``cpu_s`` of CPU, waiting up to ``within_s``.
 
     A running spinner gets it in a tenth of a second on a quiet machine and in

@@ -32,7 +32,8 @@ from referee.players import LaunchedBot, builtin_player
 from referee.players.policy import FaultPolicy, Limits, TimeControl
 from referee.players.specs import parse_bot
 from referee.players.supply import BotPool
-from referee.sandbox import bwrap, supervisor
+from referee.sandbox import bwrap
+from referee.sandbox.cgroups import Cgroup
 from referee.tournament import Tournament
 from referee.tournament.config import ConfigError, load_config
 from tests.helpers import (  # noqa: F401 (launched_pids: an autouse fixture)
@@ -256,7 +257,7 @@ def test_cpu_percent_caps_the_cpu_share(tmp_path: pathlib.Path) -> None:
         seen: dict[str, Any] = {}
 
         def cgroup(bot: LaunchedBot) -> None:
-            found = supervisor.Cgroup.parents()
+            found = Cgroup.parents()
             assert found is not None and "cpu" in found[1], found
             folder = pathlib.Path(found[1]["cpu"]) / bot._cgroup
             stat = dict(line.split() for line in (folder / "cpu.stat").read_text().splitlines())
@@ -294,7 +295,7 @@ def test_cpu_percent_caps_the_cpu_share(tmp_path: pathlib.Path) -> None:
 def test_without_cgroups_limits_are_polled_with_a_warning(
     tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(supervisor, "cgroup_support", lambda: "no cgroups (test)")
+    monkeypatch.setattr("referee.sandbox.cgroups.cgroup_support", lambda: "no cgroups (test)")
     copy_heuristic(tmp_path, "hbot")
     path = write_config(
         tmp_path,
