@@ -164,6 +164,19 @@ def test_exit_codes() -> None:
     ]
 
 
+#: A key whose deals let the heuristic-against-random gauntlet of ``_write`` decide H1 after
+#: 35 of its 80 games (one at a time; 36 two at a time). With a new key each run the test
+#: sometimes never decided, and a test that must see it decide failed (a suite run, once).
+DECIDING_KEY = "5eed" * 16
+
+
+def _deciding_key(tmp_path: pathlib.Path) -> pathlib.Path:
+    key = tmp_path / "deciding.key"
+    key.write_text(DECIDING_KEY + "\n")
+    key.chmod(0o600)
+    return key
+
+
 def _write(
     tmp_path: pathlib.Path, candidate: str, baseline: str, third: str = "random"
 ) -> pathlib.Path:
@@ -189,7 +202,10 @@ def test_gauntlet_run_resume_and_report(tmp_path: pathlib.Path) -> None:
     config = _write(tmp_path, "heuristic", "random")
     out = tmp_path / "out"
     runner = CliRunner()
-    first = runner.invoke(cli, ["gauntlet", str(config), "--out", str(out), "-q"])
+    key = _deciding_key(tmp_path)
+    first = runner.invoke(
+        cli, ["gauntlet", str(config), "--out", str(out), "--key-file", str(key), "-q"]
+    )
     assert first.exit_code == 0, first.output
     report = json.loads((out / "gauntlet.json").read_text())
     row = report["results"][0]
@@ -244,9 +260,9 @@ def test_resume_rebuilds_the_test_from_the_journal(tmp_path: pathlib.Path) -> No
     """Interrupted, then resumed: the same stopping point and figures as one run."""
     config = load_config(_write(tmp_path, "heuristic", "random"))
     config = dataclasses.replace(config, concurrency=1)
-    whole = GauntletTournament(config, out_dir=tmp_path / "whole").run()
+    key = _deciding_key(tmp_path)  # the same deals in both runs, and a test that decides
+    whole = GauntletTournament(config, out_dir=tmp_path / "whole", key_file=key).run()
     assert whole.complete is False and not whole.interrupted
-    key = tmp_path / "whole" / "key"  # the same deals
     broken = _StopAfter(config, out_dir=tmp_path / "parts", key_file=key).run()
     assert broken.interrupted and broken.games_done < whole.games_done
     resumed = GauntletTournament(config, out_dir=tmp_path / "parts")
