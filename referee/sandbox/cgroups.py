@@ -111,7 +111,9 @@ class Cgroup:
             base = os.path.join(point, own[""].lstrip("/"))
             parent = os.path.join(base, CGROUP_PARENT)
             try:
-                available = set((read_bytes(os.path.join(base, "cgroup.controllers")) or b"").split())
+                available = set(
+                    (read_bytes(os.path.join(base, "cgroup.controllers")) or b"").split()
+                )
                 if not {b"memory", b"pids"} <= available:
                     continue
                 os.makedirs(parent, exist_ok=True)
@@ -208,7 +210,9 @@ class Cgroup:
         if percent and "cpu" in self.folders:
             with suppress(OSError):
                 write_text(self._file("cpu", "cpu.cfs_period_us"), str(_CFS_PERIOD_US))
-                write_text(self._file("cpu", "cpu.cfs_quota_us"), str(percent * _CFS_PERIOD_US // 100))
+                write_text(
+                    self._file("cpu", "cpu.cfs_quota_us"), str(percent * _CFS_PERIOD_US // 100)
+                )
 
     def attach(self, pid: int) -> None:
         """Move ``pid`` (the bot, before it runs) into the cgroup(s)."""

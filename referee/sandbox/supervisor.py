@@ -40,7 +40,7 @@ It runs from its compiled module through the small script ``supervise.py``
 start, and its imports are kept to the few it needs, since every bot's start
 pays for them (``docs/performance.md``).
 
-Its cgroups are :mod:`referee.sandbox.cgroups`'.
+It makes its cgroups with :mod:`referee.sandbox.cgroups`.
 """
 
 from __future__ import annotations
@@ -74,8 +74,10 @@ _PAGE = os.sysconf("SC_PAGE_SIZE")
 _TICKS = os.sysconf("SC_CLK_TCK")
 _POLL_S = 0.05
 _WATCH_EVERY = 4  # polls between two measurements of the bot
+
+
 def encode_limits(limits: dict[str, int]) -> str:
-    """``limits`` as ``--limits`` takes them: ``key=N,...`` (json's import cost a start ms).
+    """``limits`` as ``--limits`` takes them: ``key=N,...`` (not JSON: importing json took ms).
 
     A flag (``ponder``) passes as 0 or 1.
     """
