@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Callable, Iterable
 
 #: The folder, inside the referee's own cgroup, that holds the bots' cgroups.
 CGROUP_PARENT = "hearts-referee"
@@ -278,15 +279,7 @@ class Cgroup:
         if v2 and os.path.exists(os.path.join(v2, "cgroup.kill")):
             with suppress(OSError):
                 write_text(os.path.join(v2, "cgroup.kill"), "1")
-        for _ in range(50):
-            pids = self.pids()
-            if not pids:
-                return
-            for pid in pids:
-                with suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-            reap()
-            time.sleep(0.01)
+        kill_until_gone(self.pids, tries=50, pause_s=0.01)
 
     def remove(self) -> None:
         for folder in set(self.folders.values()):
@@ -368,3 +361,16 @@ def reap(bot: int = 0) -> int | None:
             if done == bot:
                 found = status
     return found
+
+
+def kill_until_gone(members: Callable[[], Iterable[int]], *, tries: int, pause_s: float) -> None:
+    """SIGKILL every pid ``members()`` lists, reaping and looking again, until it lists none."""
+    for _ in range(tries):
+        pids = set(members())
+        if not pids:
+            return
+        for pid in pids:
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        reap()
+        time.sleep(pause_s)

@@ -53,7 +53,7 @@ import signal
 import sys
 import time
 
-from referee.sandbox.cgroups import Cgroup, read_bytes, reap
+from referee.sandbox.cgroups import Cgroup, kill_until_gone, read_bytes, reap
 from referee.sandbox.cgroups import suppress as _suppress
 
 #: The script that runs the supervisor (see :func:`command`).
@@ -246,15 +246,8 @@ def _kill_everything(group: Cgroup | None) -> None:
         group.kill_all()
     pgid = os.getpgid(0)
     me = os.getpid()
-    for _ in range(5):
-        members = set(_group_members(pgid)) | (set(_descendants(me)) - {me})
-        if not members:
-            return
-        for pid in members:
-            with _suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        reap()
-        time.sleep(0.02)
+    members = lambda: set(_group_members(pgid)) | (set(_descendants(me)) - {me})  # noqa: E731
+    kill_until_gone(members, tries=5, pause_s=0.02)
 
 
 def _apply_rlimits(limits: dict[str, int]) -> None:
