@@ -19,9 +19,9 @@ import pytest
 
 from referee import __version__, protocol
 from referee.pb.hearts.v1 import hearts_pb2 as pb
-from referee.players.launcher import LaunchedBot
-from referee.players.policy import Limits
+from referee.players.policy import Limits, TimeControl
 from referee.players.specs import parse_bot
+from referee.players.supply import BotPool
 from tests.helpers import require_sandbox
 from tests.kits.conftest import ROOT, Build, built_or_skip
 from tests.kits.http2_probe import Http2Probe
@@ -36,19 +36,15 @@ def _frames(folder: pathlib.Path, logs: pathlib.Path) -> dict[str, int]:
     """The frames the bot in ``folder`` sends over ``CALLS`` handshakes, by type."""
     require_sandbox()
     spec = parse_bot(str(folder))
-    # Pondering: never frozen between calls, since these calls bypass the referee's thaw.
-    limits = {**Limits(ponder=True).to_dict(), **spec.limits}
-    bot = LaunchedBot(
-        spec.name, spec.command, cwd=spec.cwd, log_dir=logs, startup_timeout_s=60,
-        limits=limits, sandbox="bwrap", folder=spec.folder,
-    )  # fmt: skip
     request = pb.HandshakeRequest(
         protocol_version=protocol.PROTOCOL_VERSION, referee_version=__version__
     ).SerializeToString()
-    try:
-        bot.start()
-        assert bot.address and bot.address.startswith("unix:"), bot.address
-        probe = Http2Probe(bot.address.removeprefix("unix:"))
+    # Pondering: never frozen between calls, since these calls bypass the referee's thaw.
+    time_control = TimeControl(startup_timeout_ms=60_000)
+    with BotPool(log_dir=logs, time_control=time_control, limits=Limits(ponder=True)) as pool:
+        address = pool.launch(spec).connection.address
+        assert address and address.startswith("unix:"), address
+        probe = Http2Probe(address.removeprefix("unix:"))
         try:
             reply = pb.HandshakeResponse.FromString(probe.call(HANDSHAKE, request))
             assert reply.protocol_version == protocol.PROTOCOL_VERSION
@@ -58,8 +54,6 @@ def _frames(folder: pathlib.Path, logs: pathlib.Path) -> dict[str, int]:
             return dict(probe.received)
         finally:
             probe.close()
-    finally:
-        bot.close()
 
 
 @pytest.mark.toolchain
