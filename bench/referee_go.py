@@ -254,11 +254,14 @@ def go_throughput(
     trees = {"old": worktree.folder, "new": ROOT}
     try:
         configs: dict[str, pathlib.Path] = {}
+        kits: dict[pathlib.Path, pathlib.Path] = {}  # by the tree it is built from: once each
         for side, tree in trees.items():
-            kit = build_go_kit(tmp, ROOT if same_bots else tree, side)
+            source = ROOT if same_bots else tree
+            kit = kits.get(source) or build_go_kit(tmp, source, side)
             if isinstance(kit, str):
                 figures.skipped = f"{side} tree: {kit}"
                 return figures
+            kits[source] = kit
             configs[side] = write_config(tmp, kit, side, games, lifetime)
         key = write_key(tmp)
         for n in range(1, rounds + 1):
