@@ -101,6 +101,29 @@ def test_ci_run_fails_before_the_suite_naming_the_missing_toolchain(
     assert "every toolchain" not in run.stdout
 
 
+
+def test_ci_run_check_passes_where_everything_is_installed() -> None:
+    """``.ci/run --check``'s own probes run: a probe that raises is a bug in the script.
+
+    Stop 39's CI failed after 9 s: the cgroup probes still imported
+    ``supervisor.cgroup_support``, moved to ``referee.sandbox.cgroups``, and every
+    test passed while ``.ci/run`` could not start them.
+    """
+    run = subprocess.run(
+        [str(ROOT / ".ci" / "run"), "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    problems = [line for line in run.stderr.splitlines() if line.startswith("ci:   ")]
+    raised = [line for line in problems if "Error:" in line or "Traceback" in line]
+    assert not raised, "a probe of .ci/run raised:\n" + "\n".join(raised)
+    if run.returncode != 0:
+        pytest.skip("this machine lacks what CI installs:\n" + "\n".join(problems))
+    assert "every toolchain" in run.stdout, run.stdout + run.stderr
+
+
 SAMPLE = """
 import pytest
 
