@@ -246,7 +246,10 @@ def _kill_everything(group: Cgroup | None) -> None:
         group.kill_all()
     pgid = os.getpgid(0)
     me = os.getpid()
-    members = lambda: set(_group_members(pgid)) | (set(_descendants(me)) - {me})  # noqa: E731
+
+    def members() -> set[int]:
+        return set(_group_members(pgid)) | (set(_descendants(me)) - {me})
+
     kill_until_gone(members, tries=5, pause_s=0.02)
 
 

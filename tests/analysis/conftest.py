@@ -9,6 +9,7 @@ import textwrap
 
 import pytest
 
+from referee.folder import seal
 from tests.web.conftest import client_for  # noqa: F401  (the web tests' TestClient)
 
 #: Small, fixed searches: fast, and never stopped by the clock (so reproducible).
@@ -51,8 +52,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
     # The same deals every run: four games are too few for the ranking below to hold on
     # any deals (a new key's once gave random 17.93 and heuristic 11.91 points lost a hand).
     key = root / "small.key"
-    key.write_text(SMALL_KEY + "\n")
-    key.chmod(0o600)
+    seal.create_key(key, bytes.fromhex(SMALL_KEY))
     result = referee("tournament", str(config), "-q", "--key-file", str(key), timeout=300)
     assert result.returncode == 0, result.stderr
     return root / "out"

@@ -101,7 +101,6 @@ def test_ci_run_fails_before_the_suite_naming_the_missing_toolchain(
     assert "every toolchain" not in run.stdout
 
 
-
 def test_ci_run_check_passes_where_everything_is_installed() -> None:
     """``.ci/run --check``'s own probes run: a probe that raises is a bug in the script.
 

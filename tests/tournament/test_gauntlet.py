@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from referee.cli import cli
+from referee.folder import seal
 from referee.schedule import make_gauntlet_schedule
 from referee.stats.sprt import SprtSettings
 from referee.tournament.config import ConfigError, load_config
@@ -172,8 +173,7 @@ DECIDING_KEY = "5eed" * 16
 
 def _deciding_key(tmp_path: pathlib.Path) -> pathlib.Path:
     key = tmp_path / "deciding.key"
-    key.write_text(DECIDING_KEY + "\n")
-    key.chmod(0o600)
+    seal.create_key(key, bytes.fromhex(DECIDING_KEY))
     return key
 
 

@@ -312,8 +312,7 @@ def test_a_decided_gauntlet_is_closed_and_a_cut_is_refused(tmp_path: pathlib.Pat
     )
     out = tmp_path / "out"
     key = tmp_path / "fixed.key"
-    key.write_text(FIXED_KEY + "\n")
-    key.chmod(0o600)
+    seal.create_key(key, bytes.fromhex(FIXED_KEY))
     first = cli_run("gauntlet", config, "--out", out, "--key-file", key, "-q")
     assert first.exit_code == 0, first.output
     entries = [json.loads(line) for line in journal_lines(out)]
