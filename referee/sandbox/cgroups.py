@@ -163,6 +163,15 @@ class Cgroup:
         return 1, folders
 
     @classmethod
+    def named(cls, name: str) -> Cgroup | None:
+        """The cgroup(s) ``name`` that a supervisor made, or None where cgroups can't be used."""
+        found = cls.parents()
+        if found is None:
+            return None
+        version, parents = found
+        return cls(version, {c: os.path.join(p, name) for c, p in parents.items()})
+
+    @classmethod
     def create(cls, name: str, limits: dict[str, int]) -> Cgroup | None:
         """Make the cgroup(s) ``name`` with ``limits``; None where cgroups can't be used."""
         found = cls.parents()
@@ -197,10 +206,7 @@ class Cgroup:
                     write_text(self._file("memory", "memory.swap.max"), "0")
             if processes:
                 write_text(self._file("pids", "pids.max"), str(processes))
-            if percent:
-                with suppress(OSError):
-                    quota = percent * _CFS_PERIOD_US // 100
-                    write_text(self._file("cpu", "cpu.max"), f"{quota} {_CFS_PERIOD_US}")
+            self.cap_cpu(percent)
             return
         if memory:
             write_text(self._file("memory", "memory.limit_in_bytes"), str(memory))
@@ -208,12 +214,26 @@ class Cgroup:
                 write_text(self._file("memory", "memory.memsw.limit_in_bytes"), str(memory))
         if processes:
             write_text(self._file("pids", "pids.max"), str(processes))
-        if percent and "cpu" in self.folders:
-            with suppress(OSError):
+        self.cap_cpu(percent)
+
+    def cap_cpu(self, percent: int) -> bool:
+        """Hold the cgroup to ``percent`` of a core (a CFS quota); False where it can't be.
+
+        0 sets nothing. Launched bots get theirs from the launcher once they serve (see
+        :meth:`referee.players.launcher.LaunchedBot.start`); builds, from their creation.
+        """
+        if not percent or "cpu" not in self.folders:
+            return False
+        quota = percent * _CFS_PERIOD_US // 100
+        try:
+            if self.version == 2:
+                write_text(self._file("cpu", "cpu.max"), f"{quota} {_CFS_PERIOD_US}")
+            else:
                 write_text(self._file("cpu", "cpu.cfs_period_us"), str(_CFS_PERIOD_US))
-                write_text(
-                    self._file("cpu", "cpu.cfs_quota_us"), str(percent * _CFS_PERIOD_US // 100)
-                )
+                write_text(self._file("cpu", "cpu.cfs_quota_us"), str(quota))
+        except OSError:
+            return False
+        return True
 
     def attach(self, pid: int) -> None:
         """Move ``pid`` (the bot, before it runs) into the cgroup(s)."""

@@ -182,7 +182,7 @@ def test_a_hog_on_every_core_is_frozen_after_its_first_period() -> None:
     try:
         for _ in range(10):
             assert not bot.period(3_000_000, 50_000)  # innocent at first
-        assert bot.period(20_000_000, 2 * 20_000_000)  # then two cores for 20 ms
+        assert bot.period(CREDIT_NS, 2 * CREDIT_NS)  # then two cores for a whole credit's time
     finally:
         bot.close()
 
@@ -195,11 +195,11 @@ def test_a_period_not_watched_counts_for_nothing() -> None:
             assert not bot.period(3_000_000, 0)
         assert bot.freezer.watched == WATCH_FIRST
         # Two periods not watched: spinning in them is not seen (nor does idling earn) ...
-        assert not bot.period(20_000_000, 2 * 20_000_000)
-        assert not bot.period(20_000_000, 2 * 20_000_000)
+        assert not bot.period(CREDIT_NS, 2 * CREDIT_NS)
+        assert not bot.period(CREDIT_NS, 2 * CREDIT_NS)
         assert bot.freezer.credit_ns == CREDIT_NS and not bot.freezer.freezing
         # ... the third is watched: the same spinning there is caught.
-        assert bot.period(20_000_000, 2 * 20_000_000) and bot.freezer.freezing
+        assert bot.period(CREDIT_NS, 2 * CREDIT_NS) and bot.freezer.freezing
         assert (bot.freezer.periods, bot.freezer.watched) == (WATCH_FIRST + 3, WATCH_FIRST + 1)
     finally:
         bot.close()
@@ -240,7 +240,7 @@ def test_a_hog_spinning_past_the_first_periods_is_caught_within_a_few_of_them() 
             for _ in range(WATCH_FIRST):
                 assert not bot.period(3_000_000, 50_000)
             n = 1
-            while not bot.period(20_000_000, 2 * 20_000_000):
+            while not bot.period(CREDIT_NS, 2 * CREDIT_NS):
                 n += 1
             spun.append(n)
         finally:
@@ -251,7 +251,7 @@ def test_a_hog_spinning_past_the_first_periods_is_caught_within_a_few_of_them() 
 
 
 #: How much more than its allowance the boundary attacker takes in each period.
-OVER_NS = 500_000
+OVER_NS = CREDIT_NS // 40
 
 
 @pytest.mark.slow

@@ -249,7 +249,9 @@ def test_cpu_percent_caps_the_cpu_share(tmp_path: pathlib.Path) -> None:
     neither fail it nor hide a quota that was not set (a busy machine alone
     would also keep a free spinner under the bound): the kernel throttled the
     capped hog's cgroup at its quota, and never the free one's, which has none.
-    The two games run at once (the capped hog takes a twentieth of a core).
+    The two games run at once (the capped hog takes a twentieth of a core). The quota
+    holds from the hog's handshake on: started under it, the hog took 141 s to serve
+    here (a Firecracker guest) and failed its 30 s startup timeout in CI.
     """
 
     def cpu(limits: Limits, where: pathlib.Path) -> tuple[float, int, str]:

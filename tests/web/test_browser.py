@@ -185,10 +185,15 @@ def test_a_chart_rendered_at_no_size_is_no_error(browser: Browser, served: str) 
     page.wait_for(READY, timeout=60)
     page.wait_for("document.getElementById('ci-chart').dataset.painted")
     painted = _painted(page, "ci-chart")
-    page.evaluate("Chart.getChart('ci-chart').resize(0, 0) || 1")
-    assert page.evaluate("document.getElementById('ci-chart').width") == 0
+    # The zero-size render and what it left, read in one task: the chart is responsive, so a
+    # resize observer may render it at its box's size again any time after (it did in CI).
+    width, after = page.evaluate(
+        "(() => { const chart = Chart.getChart('ci-chart'); chart.resize(0, 0);"
+        " return [chart.canvas.width, Number(chart.canvas.dataset.painted || 0)]; })()"
+    )
+    assert width == 0
     assert page.errors() == []
-    assert _painted(page, "ci-chart") == painted  # the last real render's count stands
+    assert after == painted  # that render said nothing: the last real render's count stands
 
 
 def test_the_filters_and_a_replay(browser: Browser, served: str, shots: pathlib.Path) -> None:
