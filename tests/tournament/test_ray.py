@@ -90,14 +90,24 @@ def _ray_processes(root: pathlib.Path) -> list[int]:
 
 
 def _describe(pids: list[int]) -> list[str]:
-    """Each process's pid and command line, for the message."""
-    out = []
-    for pid in pids:
+    """Each process's pid, state, parent and command line, and its parent's, for the message
+    (a sandbox left once in a suite run: whose child it was says which layer let it live)."""
+
+    def one(pid: int) -> tuple[str, int]:
         try:
             command = pathlib.Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+            stat = pathlib.Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
         except OSError:
-            command = b"(gone)"
-        out.append(f"{pid}: {command.decode(errors='replace')[:200]}")
+            return f"{pid}: (gone)", 0
+        text = command.decode(errors="replace")
+        if len(text) > 280:  # the sandbox's options, then what it runs
+            text = f"{text[:120]} ... {text[-160:]}"
+        return f"{pid} state {stat[0]} ppid {stat[1]}: {text}", int(stat[1])
+
+    out = []
+    for pid in pids:
+        line, parent = one(pid)
+        out.append(line + (f"\n    parent {one(parent)[0]}" if parent > 1 else ""))
     return out
 
 
