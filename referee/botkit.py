@@ -45,13 +45,14 @@ PlayCardRequest into the engine's view, rules included.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import functools
 import logging
+import os
 import signal
 import sys
-import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent import futures
 from typing import Any
 
@@ -65,7 +66,7 @@ from grpc_reflection.v1alpha import reflection_pb2_grpc as reflection_v1alpha_pb
 from referee.pb.hearts.v1 import hearts_pb2 as pb
 from referee.pb.hearts.v1 import hearts_pb2_grpc as pb_grpc
 
-__all__ = ["Bot", "Noted", "make_server", "noted", "pb", "serve"]
+__all__ = ["STOP_GRACE", "Bot", "Noted", "make_server", "noted", "pb", "serve"]
 
 log = logging.getLogger(__name__)
 
@@ -361,6 +362,12 @@ def make_server(bot: Bot, address: str, *, max_workers: int = 8) -> tuple[grpc.S
     return server, port
 
 
+#: Seconds :func:`serve` gives the calls in flight once told to stop.
+STOP_GRACE = 1.0
+
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
 def serve(bot: Bot, argv: Sequence[str] | None = None) -> None:
     """Serve ``bot`` as its command line says, until SIGTERM or Ctrl-C.
 
@@ -374,7 +381,7 @@ def serve(bot: Bot, argv: Sequence[str] | None = None) -> None:
     Anything else is a usage error (exit code 2); an address it cannot listen
     on exits with code 1. Once serving it prints ``NAME serving on ADDRESS``
     to stderr, and on SIGTERM or SIGINT it stops, giving the calls in flight
-    a second. To take options of your own, parse them first
+    a second (:data:`STOP_GRACE`), whichever of its threads took the signal. To take options of your own, parse them first
     (``argparse.ArgumentParser.parse_known_args``) and pass the rest as
     ``argv``.
     """
@@ -395,16 +402,64 @@ def serve(bot: Bot, argv: Sequence[str] | None = None) -> None:
     else:
         host = f"[{args.host}]" if ":" in args.host else args.host
         address, shown = f"{host}:{args.port}", f"{args.host}:{args.port}"
+    with _stop_signals() as wait_for_stop:
+        try:
+            server, port = make_server(bot, address)
+        except (OSError, RuntimeError) as error:
+            print(f"{bot.name}: cannot listen on {shown}: {error}", file=sys.stderr)
+            sys.exit(1)
+        if not args.address:
+            shown = f"{args.host}:{port}"
+        print(f"{bot.name} serving on {shown}", file=sys.stderr, flush=True)
+        try:
+            wait_for_stop()
+        finally:
+            # Bounded, so that a gRPC shutdown that never reports back cannot
+            # keep the process alive past the referee's patience.
+            server.stop(grace=STOP_GRACE).wait(STOP_GRACE + 5.0)
+
+
+@contextlib.contextmanager
+def _stop_signals() -> Iterator[Callable[[], None]]:
+    """Catch SIGTERM and SIGINT for the block; yield a wait for the first one.
+
+    The kernel may hand a process-directed signal to any thread that does not
+    block it, and here that includes gRPC's and the executor's. A Python
+    handler only ever runs in the main thread, and only when that thread is
+    running bytecode, so a main thread asleep on an ``Event`` never learns of
+    a signal that landed on a gRPC thread and the bot never stops. The
+    wake-up fd does not care which thread took the signal: CPython's C-level
+    handler writes the signal's number to it from whichever thread that was,
+    and the main thread sleeps in a ``read`` of the other end. The handlers
+    are installed before the server starts, so a signal during the start is
+    kept too, and no thread's signal mask is touched (the bot's own child
+    processes would inherit a blocked mask).
+    """
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    previous_handlers = {sig: signal.signal(sig, _note_stop_signal) for sig in _STOP_SIGNALS}
+    previous_fd = signal.set_wakeup_fd(write_end, warn_on_full_buffer=False)
+
+    def wait_for_stop() -> None:
+        while True:
+            byte = os.read(read_end, 1)
+            if byte and byte[0] in _STOP_SIGNALS:
+                return
+
     try:
-        server, port = make_server(bot, address)
-    except (OSError, RuntimeError) as error:
-        print(f"{bot.name}: cannot listen on {shown}: {error}", file=sys.stderr)
-        sys.exit(1)
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    if not args.address:
-        shown = f"{args.host}:{port}"
-    print(f"{bot.name} serving on {shown}", file=sys.stderr, flush=True)
-    stop.wait()
-    server.stop(grace=1.0).wait()
+        yield wait_for_stop
+    finally:
+        signal.set_wakeup_fd(previous_fd)
+        for sig, handler in previous_handlers.items():
+            signal.signal(sig, handler)
+        os.close(read_end)
+        os.close(write_end)
+
+
+def _note_stop_signal(signum: int, frame: Any) -> None:
+    """The Python half of a stop signal: nothing, the wake-up fd carries it.
+
+    A handler of our own (rather than the default) is what makes CPython write
+    the signal to the wake-up fd and keeps SIGINT from raising
+    ``KeyboardInterrupt`` at a random point of the main thread.
+    """

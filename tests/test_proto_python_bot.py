@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 import time
@@ -200,3 +201,80 @@ def test_a_bot_with_its_own_stubs_and_botkit_starts(tmp_path: pathlib.Path) -> N
         bot.terminate()
         bot.wait(timeout=10)
     assert "duplicate symbol" not in stderr.read_text()
+
+
+SIGNALLED_BOT = """
+import signal
+import sys
+import threading
+
+from referee.botkit import Bot, serve
+
+STOP = getattr(signal, sys.argv.pop(1))
+
+
+class SignalledBot(Bot):
+    name = "signalled"
+
+    def pass_cards(self, request):
+        return list(request.hand)[: request.count]
+
+    def play_card(self, request):
+        if request.game_id == "signal-this-thread":
+            # A thread-directed signal: it lands on this gRPC worker thread,
+            # as a process-directed one may whenever the kernel so chooses.
+            signal.pthread_kill(threading.get_ident(), STOP)
+        return request.legal_moves[-1]
+
+
+serve(SignalledBot())
+"""
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("where", ["process", "grpc-thread"])
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGINT"])
+def test_serve_stops_on_a_stop_signal_whichever_thread_takes_it(
+    tmp_path: pathlib.Path, stop: str, where: str
+) -> None:
+    """SIGTERM and Ctrl-C stop a botkit bot with exit code 0, the call in flight answered.
+
+    A stop signal that the kernel hands to one of gRPC's threads used to go
+    unseen: the Python handler runs only in the main thread, which slept on an
+    Event, and the bot ran on until it was killed (a suite run caught the
+    referee's SIGTERM doing this once).
+    """
+    (tmp_path / "bot.py").write_text(SIGNALLED_BOT)
+    address = f"unix:{tmp_path / 'bot.sock'}"
+    stderr = tmp_path / "stderr.log"
+    with open(stderr, "wb") as err:
+        bot = subprocess.Popen(
+            [sys.executable, str(tmp_path / "bot.py"), stop, "--address", address],
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdin=subprocess.DEVNULL,
+            stdout=err,
+            stderr=err,
+        )
+    try:
+        with grpc.insecure_channel(address) as channel:
+            grpc.channel_ready_future(channel).result(timeout=60)
+            legal = [pb.Card(suit=pb.SUIT_CLUBS, rank=pb.RANK_TWO)]
+            game_id = "signal-this-thread" if where == "grpc-thread" else "g"
+            answer = pb_grpc.HeartsBotStub(channel).PlayCard(
+                pb.PlayCardRequest(game_id=game_id, seat=0, hand=legal, legal_moves=legal),
+                timeout=30,
+            )
+            assert answer.card == legal[0]
+        if where == "process":
+            bot.send_signal(getattr(signal, stop))
+        # The bot gives calls in flight a second; 30 s is only a bound on a hang.
+        returncode = bot.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the bot did not stop on {stop} sent to its {where}:\n{stderr.read_text()}")
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+            bot.wait()
+    assert returncode == 0, stderr.read_text()
+    assert "Traceback" not in stderr.read_text()
