@@ -190,3 +190,57 @@ def test_remove_tree_stops_at_its_depth_without_an_error(tmp_path) -> None:
     (deep / "file").write_text("")
     supervisor.remove_tree(str(deep))
     assert deep.exists() and not (deep / "file").exists()  # the rest is the referee's to remove
+
+
+_PARENT_GONE_FIRST = textwrap.dedent(
+    """
+    import os, time
+    from referee.sandbox.supervisor import die_with_parent
+
+    parent = os.getpid()
+    if os.fork() == 0:
+        while os.getppid() == parent:
+            time.sleep(0.005)  # the supervisor dies between our fork and our request
+        die_with_parent(parent)
+        print("ran unsupervised", flush=True)
+        os._exit(0)
+    os._exit(0)
+    """
+)
+
+_PARENT_DIES_AFTER = textwrap.dedent(
+    """
+    import os, time
+    from referee.sandbox.supervisor import die_with_parent
+
+    parent = os.getpid()
+    ready_r, ready_w = os.pipe()
+    if os.fork() == 0:
+        die_with_parent(parent)
+        print("armed", flush=True)
+        os.write(ready_w, b"x")
+        time.sleep(20)
+        print("ran unsupervised", flush=True)
+        os._exit(0)
+    os.read(ready_r, 1)
+    os._exit(0)  # abruptly, as a SIGKILL would
+    """
+)
+
+
+@pytest.mark.parametrize(
+    "script", [_PARENT_GONE_FIRST, _PARENT_DIES_AFTER], ids=["before", "after"]
+)
+def test_the_bot_never_outlives_a_supervisor_that_dies(script: str) -> None:
+    """A supervisor killed before the bot's death signal was set, or after: the bot ends.
+
+    Before, a supervisor killed (by Ray, with its worker) between opening the gate and
+    the child's ``prctl`` left bubblewrap running, an orphan of init: a death signal
+    asked for after the parent's death never comes. The output pipe stays open until
+    the bot ends, so the run returns only then.
+    """
+    done = _run([sys.executable, "-c", script])
+    assert "ran unsupervised" not in done.stdout, done.stdout
+    assert done.returncode == 0, done.stderr
+    if script is _PARENT_DIES_AFTER:
+        assert "armed" in done.stdout  # the request was made while the parent lived
