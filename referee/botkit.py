@@ -380,8 +380,9 @@ def serve(bot: Bot, argv: Sequence[str] | None = None) -> None:
 
     Anything else is a usage error (exit code 2); an address it cannot listen
     on exits with code 1. Once serving it prints ``NAME serving on ADDRESS``
-    to stderr, and on SIGTERM or SIGINT it stops, giving the calls in flight
-    a second (:data:`STOP_GRACE`), whichever of its threads took the signal. To take options of your own, parse them first
+    to stderr, and on SIGTERM or SIGINT it stops, whichever of its threads
+    took the signal, giving the calls in flight a second (:data:`STOP_GRACE`).
+    To take options of your own, parse them first
     (``argparse.ArgumentParser.parse_known_args``) and pass the rest as
     ``argv``.
     """

@@ -121,6 +121,28 @@ def test_health_check_and_list(channel: grpc.Channel) -> None:
     }
 
 
+def _start_script(
+    folder: pathlib.Path, source: str, args: list[str], *paths: pathlib.Path
+) -> tuple[subprocess.Popen[bytes], pathlib.Path]:
+    """Run ``source`` as ``folder/bot.py ARGS`` with ``paths`` and the repository importable.
+
+    Returns the process and the file its stdout and stderr go to.
+    """
+    (folder / "bot.py").write_text(source)
+    stderr = folder / "stderr.log"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*map(str, paths), str(ROOT)])}
+    with open(stderr, "wb") as err:
+        bot = subprocess.Popen(
+            [sys.executable, str(folder / "bot.py"), *args],
+            cwd=folder,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=err,
+            stderr=err,
+        )
+    return bot, stderr
+
+
 BOT_WITH_OWN_STUBS = """
 import sys
 from hearts.v1 import hearts_pb2  # the bot's own stubs, generated from hearts.proto
@@ -160,19 +182,8 @@ def test_a_bot_with_its_own_stubs_and_botkit_starts(tmp_path: pathlib.Path) -> N
     assert made == 0
     for package in ("hearts", "hearts/v1"):
         (stubs / package / "__init__.py").touch()
-    (tmp_path / "bot.py").write_text(BOT_WITH_OWN_STUBS)
     address = f"unix:{tmp_path / 'bot.sock'}"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(stubs), str(ROOT)])}
-    stderr = tmp_path / "stderr.log"
-    with open(stderr, "wb") as err:
-        bot = subprocess.Popen(
-            [sys.executable, str(tmp_path / "bot.py"), "--address", address],
-            cwd=tmp_path,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=err,
-            stderr=err,
-        )
+    bot, stderr = _start_script(tmp_path, BOT_WITH_OWN_STUBS, ["--address", address], stubs)
     try:
         with grpc.insecure_channel(address) as channel:
             health = health_pb2_grpc.HealthStub(channel)
@@ -244,18 +255,8 @@ def test_serve_stops_on_a_stop_signal_whichever_thread_takes_it(
     Event, and the bot ran on until it was killed (a suite run caught the
     referee's SIGTERM doing this once).
     """
-    (tmp_path / "bot.py").write_text(SIGNALLED_BOT)
     address = f"unix:{tmp_path / 'bot.sock'}"
-    stderr = tmp_path / "stderr.log"
-    with open(stderr, "wb") as err:
-        bot = subprocess.Popen(
-            [sys.executable, str(tmp_path / "bot.py"), stop, "--address", address],
-            cwd=tmp_path,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-            stdin=subprocess.DEVNULL,
-            stdout=err,
-            stderr=err,
-        )
+    bot, stderr = _start_script(tmp_path, SIGNALLED_BOT, [stop, "--address", address])
     try:
         with grpc.insecure_channel(address) as channel:
             grpc.channel_ready_future(channel).result(timeout=60)

@@ -429,8 +429,9 @@ def die_with_parent(parent_pid: int) -> None:
     A parent that died before the request (between our fork and now) sends no
     signal, so the parent is checked after it: we exit at once if it is
     already gone. Without the check, a supervisor killed just after it opened
-    the gate (a Ray worker taken down while its bot started) left the bot's
-    bubblewrap running, an orphan of init, in 2 of about 20 suite runs. (The
+    the gate (a Ray worker taken down while its bot started, the likeliest
+    cause of what was seen) leaves the bot's bubblewrap running, an orphan of
+    init: a sandbox outlived the Ray cluster in 2 of 12 suite runs. (The
     referee's processes do the same in :func:`referee.sandbox.lifeline.die_with_parent`,
     which the supervisor does not import: it keeps to a few standard modules.)
     """

@@ -92,22 +92,25 @@ def _ray_processes(root: pathlib.Path) -> list[int]:
 def _describe(pids: list[int]) -> list[str]:
     """Each process's pid, state, parent and command line, and its parent's, for the message
     (a sandbox left once in a suite run: whose child it was says which layer let it live)."""
+    table = {process.pid: process for process in procfs.processes()}
 
-    def one(pid: int) -> tuple[str, int]:
+    def one(pid: int) -> str:
+        process = table.get(pid)
         try:
             command = pathlib.Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
-            stat = pathlib.Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
         except OSError:
-            return f"{pid}: (gone)", 0
+            process = None
+        if process is None:
+            return f"{pid}: (gone)"
         text = command.decode(errors="replace")
         if len(text) > 280:  # the sandbox's options, then what it runs
             text = f"{text[:120]} ... {text[-160:]}"
-        return f"{pid} state {stat[0]} ppid {stat[1]}: {text}", int(stat[1])
+        return f"{pid} state {process.state} ppid {process.ppid}: {text}"
 
     out = []
     for pid in pids:
-        line, parent = one(pid)
-        out.append(line + (f"\n    parent {one(parent)[0]}" if parent > 1 else ""))
+        parent = table[pid].ppid if pid in table else 0
+        out.append(one(pid) + (f"\n    parent {one(parent)}" if parent > 1 else ""))
     return out
 
 
