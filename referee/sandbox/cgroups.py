@@ -10,10 +10,15 @@ library alone, and little of it: every bot's start imports it.
 
 from __future__ import annotations
 
+# _signal, not signal: signal imports enum (and with it functools and collections),
+# 3-5 ms of every bot's start for names the supervisor finds in signal_name().
+import _signal
 import os
-import signal
 import time
-from collections.abc import Callable, Iterable
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
 #: The folder, inside the referee's own cgroup, that holds the bots' cgroups.
 CGROUP_PARENT = "hearts-referee"
@@ -33,6 +38,20 @@ class suppress:
 
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> bool:
         return kind is not None and issubclass(kind, self.errors)
+
+
+def signal_name(number: int) -> str | None:
+    """The name of signal ``number`` as ``signal.Signals(number).name`` gives it, or None.
+
+    Of a signal's names (SIGCHLD and SIGCLD, SIGABRT and SIGIOT, SIGIO and SIGPOLL),
+    ``signal.Signals`` keeps the first in alphabetical order, and so does this.
+    """
+    names = [
+        name
+        for name, value in vars(_signal).items()
+        if name.startswith("SIG") and not name.startswith("SIG_") and value == number
+    ]
+    return min(names) if names else None
 
 
 def read_bytes(path: str) -> bytes | None:
@@ -391,6 +410,6 @@ def kill_until_gone(members: Callable[[], Iterable[int]], *, tries: int, pause_s
             return
         for pid in pids:
             with suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+                os.kill(pid, _signal.SIGKILL)
         reap()
         time.sleep(pause_s)

@@ -45,15 +45,15 @@ It makes its cgroups with :mod:`referee.sandbox.cgroups`.
 
 from __future__ import annotations
 
+import _signal  # not signal, which imports enum: see referee.sandbox.cgroups
 import ctypes
 import os
 import resource
 import select
-import signal
 import sys
 import time
 
-from referee.sandbox.cgroups import Cgroup, kill_until_gone, read_bytes, reap
+from referee.sandbox.cgroups import Cgroup, kill_until_gone, read_bytes, reap, signal_name
 from referee.sandbox.cgroups import suppress as _suppress
 
 #: The script that runs the supervisor (see :func:`command`).
@@ -397,14 +397,15 @@ def _supervise(
     if os.WIFSIGNALED(status) or (os.WIFEXITED(status) and os.WEXITSTATUS(status) > 128):
         # bwrap reports a bot killed by a signal as 128 + the signal.
         sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status) - 128
-        if sig in (signal.SIGXCPU, signal.SIGKILL) and limits.get("cpu_seconds"):
+        if sig in (_signal.SIGXCPU, _signal.SIGKILL) and limits.get("cpu_seconds"):
             usage = resource.getrusage(resource.RUSAGE_CHILDREN)
             used = group.cpu_seconds() if group else usage.ru_utime + usage.ru_stime
             if used >= limits["cpu_seconds"]:
                 _say(f"cpu limit: the bot used {limits['cpu_seconds']} s of CPU time")
                 return EXIT_CPU_LIMIT
-        with _suppress(ValueError):
-            _say(f"bot killed by signal {sig} ({signal.Signals(sig).name})")
+        name = signal_name(sig)
+        if name is not None:
+            _say(f"bot killed by signal {sig} ({name})")
             return 128 + sig
     code = os.WEXITSTATUS(status)
     _say(f"bot exited with code {code}")
@@ -436,7 +437,7 @@ def die_with_parent(parent_pid: int) -> None:
     which the supervisor does not import: it keeps to a few standard modules.)
     """
     with _suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, _signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent_pid:
         os._exit(137)  # as if the signal had come: 128 + SIGKILL
 
@@ -478,7 +479,7 @@ def main(argv: list[str]) -> int:
         os.setpgid(0, 0)
     with _suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    signal.signal(signal.SIGTERM, lambda *_: None)  # the bot gets it too; wait for it
+    _signal.signal(_signal.SIGTERM, lambda *_: None)  # the bot gets it too; wait for it
     group = Cgroup.create(cgroup_name, limits) if cgroup_name else None
     if cgroup_name and group is None:
         _say("no cgroup could be made: limits are measured by polling")
@@ -499,7 +500,7 @@ def main(argv: list[str]) -> int:
                 os.close(parent_fd)
             if pump:
                 pump.attach_child()
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
             _apply_rlimits(limits)
             os.execvp(command[0], command)
         except BaseException as error:
