@@ -10,12 +10,16 @@ and all.
 from __future__ import annotations
 
 import os
+import signal
+import time
 
 import pytest
 
-from referee.players import BotFault, FaultKind
+from referee.pb.hearts.v1 import hearts_pb2 as pb
+from referee.players import BotFault, FaultKind, LaunchedBot
 from referee.players.policy import TimeControl
 from referee.players.specs import parse_bot
+from referee.protocol import PROTOCOL_VERSION
 from referee.sandbox import procfs
 from tests.match.conftest import assert_no_process_left, misbehaving_command
 
@@ -68,3 +72,46 @@ def test_bot_exiting_at_start(make_pool, launched_pids) -> None:
     assert "exited while starting" in caught.value.message
     assert "exiting at start" in caught.value.message
     assert_no_process_left(launched_pids)
+
+
+def test_a_bot_that_died_between_its_calls_is_restarted_by_its_next_call(
+    tmp_path, launched_pids
+) -> None:
+    """A bot that died between its calls is found dead before the next call is sent
+    (by then its port may be another process's), named as a crash, and restarted."""
+    # Unsandboxed, so that the bot is the supervisor's child (not inside bubblewrap).
+    bot = LaunchedBot(
+        "mortal",
+        misbehaving_command(),
+        log_dir=tmp_path / "bots",
+        max_restarts=1,
+        sandbox="none",
+    )
+    try:
+        bot.start()
+        handshake = pb.HandshakeRequest(protocol_version=PROTOCOL_VERSION)
+        bot.call("Handshake", handshake, 10.0)
+        supervisor = bot._proc
+        assert supervisor is not None
+        (child,) = [p.pid for p in procfs.processes() if p.ppid == supervisor.pid]
+        os.kill(child, signal.SIGKILL)
+        # The supervisor exits (137: its bot killed by SIGKILL) and waits, a zombie, to be
+        # reaped: the next call is the first to look.
+        deadline = time.monotonic() + 30
+        while _state(supervisor.pid) != "Z" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert _state(supervisor.pid) == "Z"
+        with pytest.raises(BotFault) as caught:
+            bot.call("Handshake", handshake, 60.0)
+        assert caught.value.kind == FaultKind.CRASH
+        assert caught.value.message == "bot process killed by SIGKILL; restarted (1 of 1)"
+        assert bot.restarts == 1 and bot._proc is not supervisor
+        bot.call("Handshake", handshake, 10.0)  # the new start answers
+    finally:
+        bot.close()
+    assert_no_process_left(launched_pids)
+
+
+def _state(pid: int) -> str:
+    """The state letter of process ``pid`` (Z: a zombie), or "" once it is reaped."""
+    return next((p.state for p in procfs.processes() if p.pid == pid), "")
