@@ -620,8 +620,9 @@ class LaunchedBot(Connection):
     def _thaw_for_call(self) -> None:
         """A call starts: thaw the bot (or measure its last period between calls).
 
-        Plain methods rather than :meth:`thawed` on the path of every call: a
-        generator context manager cost a few µs a decision (``docs/performance.md``).
+        Plain methods rather than :meth:`thawed` on the path of every call: its
+        generator context manager was part of the 15-25 µs of bookkeeping around
+        each call (``docs/performance.md``).
         """
         used = 0
         with self._gate:
