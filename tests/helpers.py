@@ -162,6 +162,16 @@ def require_cgroups() -> None:
 # Configs and the tournament folder several modules share ---------------------------------------
 
 
+def altered(secret: str, count: int = 1) -> str:
+    """``secret`` with its last ``count`` characters changed: never ``secret`` itself.
+
+    Setting them to a fixed text is not enough: a random token may already end
+    with it (one in 64 for a letter, which a suite run once hit).
+    """
+    ending = "x" * count if not secret.endswith("x" * count) else "y" * count
+    return secret[:-count] + ending
+
+
 def write_config(folder: pathlib.Path, text: str, name: str = "t.yaml") -> pathlib.Path:
     """Write a config file into ``folder``: ``text`` dedented, leading blank lines dropped.
 

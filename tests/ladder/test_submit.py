@@ -25,6 +25,7 @@ import pytest
 from referee.cli.scaffold import kit_files
 from referee.ladder.submit_client import LadderClient, SubmitError, pack, wait_for
 from referee.ladder.web import LadderServer
+from tests.helpers import altered
 from tests.ladder.webfixtures import Built, make_ladder
 
 STARTER = pathlib.Path(__file__).resolve().parents[2] / "sample_bots" / "python" / "starter"
@@ -186,7 +187,7 @@ def test_refusals_are_messages(
     folder = _bot_folder(tmp_path)
     token = built.tokens["larks" if case == "other team" else "owls"]
     if case == "wrong token":
-        token = token[:-4] + "AAAA"
+        token = altered(token, 4)
     if case == "too large":
         size = built.site.config.submissions.max_upload_bytes
         (folder / "big.bin").write_bytes(os.urandom(size + 1))
