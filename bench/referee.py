@@ -132,7 +132,7 @@ from referee.match.gamelog import read_log  # noqa: E402
 from referee.match.runner import GameSpec, play_game  # noqa: E402
 from referee.pb.hearts.v1 import hearts_pb2 as pb  # noqa: E402
 from referee.players import BotInfo, RemotePlayer  # noqa: E402
-from referee.players.launcher import free_port  # noqa: E402
+from referee.players.commands import free_port  # noqa: E402
 from referee.players.policy import FaultPolicy, Limits, TimeControl  # noqa: E402
 from referee.players.remote import Connection, open_channel  # noqa: E402
 from referee.players.specs import parse_bot  # noqa: E402

@@ -33,11 +33,9 @@ import itertools
 import logging
 import os
 import pathlib
-import re
 import secrets
 import shlex
 import signal
-import socket
 import stat
 import subprocess
 import sys
@@ -48,21 +46,18 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from referee.players.base import BotFault, BotInfo, FaultKind
+from referee.players.commands import PLACEHOLDERS, command_folder, expand_command, free_port
 from referee.players.remote import BotConnection, Connection
 from referee.safetext import printable
 from referee.sandbox import bwrap, cgroups, freezer, safepath, supervisor
 
 __all__ = [
     "FALLBACK_CPU_PERCENT",
-    "PLACEHOLDERS",
     "CpuMode",
     "LaunchedBot",
     "ResourceLimits",
-    "command_folder",
     "cpu_mode",
     "cpu_warning",
-    "expand_command",
-    "free_port",
     "parent_watch_fd",
     "remove_cgroup",
     "stop_all",
@@ -75,9 +70,6 @@ _RUNNING: weakref.WeakSet[LaunchedBot] = weakref.WeakSet()
 _PASSED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "PYTHONPATH", "JAVA_HOME")
 #: What a sandboxed bot gets instead (HOME and TMPDIR are its private tmpfs).
 _SANDBOX_ENV = ("LANG", "LC_ALL", "TZ", "JAVA_HOME")
-#: Where a bot serves: ``{port}`` (TCP, only without a sandbox), ``{address}``
-#: (``unix:/path``) or ``{socket}`` (the path alone).
-PLACEHOLDERS = ("{port}", "{address}", "{socket}")
 
 ResourceLimits = Mapping[str, int]
 
@@ -157,53 +149,6 @@ def cpu_warning(limits: Mapping[str, Any], *, shared: bool = False) -> str:
         f"{percent}% of a core instead{enforced}, so a bot can still use CPU while its "
         "opponents think"
     )
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def expand_command(
-    template: str | Sequence[str],
-    port: int | None = None,
-    *,
-    socket_path: str | os.PathLike[str] | None = None,
-) -> list[str]:
-    """Split a run command and fill in ``{port}``, ``{address}``, ``{socket}`` and ``{python}``."""
-    parts = shlex.split(template) if isinstance(template, str) else list(template)
-    values = {"python": sys.executable}
-    if port is not None:
-        values["port"] = str(port)
-    if socket_path is not None:
-        values["address"] = f"unix:{socket_path}"
-        values["socket"] = str(socket_path)
-    # One pass over each part: a filled-in value (a socket path or the Python's path with
-    # braces in it) is never read as a placeholder, whichever placeholder it filled.
-    return [_PLACEHOLDER.sub(lambda m: values.get(m[1], m[0]), part) for part in parts]
-
-
-#: The placeholders of a run command; any other ``{...}`` is left as written.
-_PLACEHOLDER = re.compile(r"\{(python|port|address|socket)\}")
-
-
-def command_folder(args: Sequence[str], cwd: str | os.PathLike[str] | None) -> pathlib.Path:
-    """The folder a sandboxed command bot sees: that of the script or program it runs.
-
-    The first argument naming an existing file (other than the referee's own
-    Python) decides; relative to ``cwd``. Without one, ``cwd`` itself.
-    """
-    base = pathlib.Path(cwd or os.getcwd())
-    python = {sys.executable, os.path.realpath(sys.executable)}
-    for arg in args:
-        if arg.startswith("-") or arg in python:
-            continue
-        path = base / arg
-        if path.is_file():
-            return path.resolve().parent
-    return base.resolve()
 
 
 _watch_lock = threading.Lock()

@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.players.builtin import BUILTIN_BOTS
-from referee.players.launcher import PLACEHOLDERS, command_folder
+from referee.players.commands import PLACEHOLDERS, command_folder
 from referee.players.manifest import MANIFEST_NAME, ManifestError, load_manifest
 
 __all__ = ["BotSpec", "BotSpecError", "parse_bot", "spec_folder", "unique_names"]

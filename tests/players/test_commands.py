@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from referee.players.launcher import command_folder, expand_command
+from referee.players.commands import command_folder, expand_command
 
 
 def test_placeholders_are_filled_in() -> None:
