@@ -19,6 +19,7 @@ from referee.ladder.db import (
     NameRefused,
     RateLimited,
 )
+from tests.helpers import altered
 
 
 @pytest.fixture
@@ -107,7 +108,7 @@ def test_tokens_authenticate_their_team_only(db: LadderDB) -> None:
         None,
         "",
         "hello",
-        f"{prefix}_{token_id}_{secret[:-1]}x" if secret[-1] != "x" else f"{prefix}_{token_id}_y",
+        f"{prefix}_{token_id}_{altered(secret)}",
         f"{prefix}_{lark_token.split('_')[1]}_{secret}",  # a real id with another's secret
         owl_token + "x",
     ]
