@@ -265,13 +265,19 @@ def _apply_rlimits(limits: dict[str, int]) -> None:
 class _OutputPump:
     """Copies the bot's stdout and stderr to ours, dropping what exceeds the cap.
 
-    The bot writes into pipes and never sees an error; the files the referee
-    gave us get at most ``cap`` bytes each from this run, then a note.
+    The bot writes into pipes and never sees an error. The cap is on each file
+    the referee gave us, not on each run: a restarted bot's log already holds
+    its earlier starts, so a bot that crashes to get a fresh allowance gets
+    none. The file's size is looked at before each write, as other processes
+    append to it too (the referee's lines; a stopped bot's supervisor still
+    draining its pipes while the next start runs). Past the cap a run leaves
+    one note, that its output was dropped.
     """
 
     def __init__(self, cap: int) -> None:
         self.cap = cap
-        self.pipes: dict[int, list[int | bool]] = {}  # read end -> [our fd, written, truncated]
+        # read end -> [our fd, bytes we wrote to it, whether we dropped some]
+        self.pipes: dict[int, list[int | bool]] = {}
         self.child_ends = []
         for target in (1, 2):
             r, w = os.pipe()
@@ -304,14 +310,15 @@ class _OutputPump:
                 continue
             entry = self.pipes[fd]
             target, written, truncated = entry
-            room = self.cap - int(written)
+            # A file holds at least what we wrote to it; a pipe's size is 0.
+            room = self.cap - max(int(written), _size(int(target)))
             if room > 0:
                 with _suppress(OSError):
                     os.write(int(target), data[:room])
                 entry[1] = int(written) + min(room, len(data))
             if len(data) > room and not truncated:
                 entry[2] = True
-                note = f"\n[referee sandbox: output truncated at {self.cap} bytes]\n"
+                note = f"\n[referee sandbox: output truncated: the file reached {self.cap} bytes]\n"
                 with _suppress(OSError):
                     os.write(int(target), note.encode())
 
@@ -321,6 +328,14 @@ class _OutputPump:
                 return
             ready, _, _ = select.select(list(self.pipes), [], [], 0.01)
             self.ready(ready)
+
+
+def _size(fd: int) -> int:
+    """The size of the file open on ``fd`` (0 for a pipe, a terminal or /dev/null)."""
+    try:
+        return os.fstat(fd).st_size
+    except OSError:
+        return 0
 
 
 def _say(message: str) -> None:

@@ -140,6 +140,47 @@ def test_the_command_supervises_a_bot_to_its_exit_code() -> None:
     assert done.returncode == 5, done.stderr
 
 
+def test_the_output_cap_holds_for_the_file_over_all_of_the_bots_starts(tmp_path) -> None:
+    # Each start used to get the whole cap afresh: a bot that printed and crashed, over and
+    # over, put 8 MiB in a log capped at 1 MiB (the chaos tournament's printing bot).
+    log = tmp_path / "bot.stdout.log"
+    spam = "import sys; sys.stdout.write('#' * 300_000); sys.stdout.flush(); raise SystemExit(3)"
+    limits = ["--limits", "output_bytes=500000"]
+    for _ in range(4):  # the launcher opens the log to append, once per start
+        with open(log, "ab") as out:
+            done = subprocess.run(
+                [*supervisor.command(0)[:4], *limits, "--", sys.executable, "-c", spam],
+                stdout=out,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=60,
+                start_new_session=True,
+            )
+        assert done.returncode == 3, done.stderr
+    text = log.read_text()
+    assert text.count("#") == 500_000, "the file holds its cap of the bot's output, no more"
+    # One note from each start that lost output: the second (in part), the third, the fourth.
+    assert text.count("[referee sandbox: output truncated: the file reached 500000 bytes]") == 3
+
+
+def test_the_output_cap_holds_for_a_file_that_two_starts_write_at_once(tmp_path) -> None:
+    # A stopped bot's supervisor can still be draining its pipes when the next start's
+    # begins: each looks at the file's size before it writes, not just when it started.
+    log = tmp_path / "bot.stderr.log"
+    spam = "import sys, time; time.sleep(0.3); sys.stderr.write('#' * 300_000)"
+    argv = [*supervisor.command(0)[:4], "--limits", "output_bytes=500000", "--"]
+    with open(log, "ab") as err:
+        both = [
+            subprocess.Popen(
+                [*argv, sys.executable, "-c", spam], stderr=err, start_new_session=True
+            )
+            for _ in range(2)
+        ]
+        assert [proc.wait(60) for proc in both] == [0, 0]
+    # Each writes at most one read (64 KiB) of its pipe past a size it looked at.
+    assert 500_000 <= log.read_text().count("#") <= 500_000 + 65536
+
+
 _NOTHING_TO_SELECT_ON = textwrap.dedent(
     """
     import os, time
