@@ -49,7 +49,7 @@ from referee.players.base import BotFault, BotInfo, FaultKind
 from referee.players.commands import PLACEHOLDERS, command_folder, expand_command, free_port
 from referee.players.remote import BotConnection, Connection
 from referee.safetext import printable
-from referee.sandbox import bwrap, cgroups, freezer, safepath, supervisor
+from referee.sandbox import bwrap, cgroups, freezer, safepath, spawn, supervisor
 
 __all__ = [
     "FALLBACK_CPU_PERCENT",
@@ -239,7 +239,7 @@ class LaunchedBot(Connection):
         self.restarts = 0
         self.starts = 0
         self._lock = threading.Lock()
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc: spawn.Process | None = None
         self._conn: BotConnection | None = None
         self._generation = 0
         self._dead_reason: str | None = None
@@ -442,15 +442,10 @@ class LaunchedBot(Connection):
             out.flush()
             err.flush()
             try:
-                self._proc = subprocess.Popen(
-                    argv,
-                    cwd=self.cwd,
-                    env=self._env(),
-                    stdin=subprocess.DEVNULL,
-                    stdout=out,
-                    stderr=err,
-                    start_new_session=True,
-                    pass_fds=(parent_watch_fd(),),
+                # Forked by the fork server where it runs: the same supervisor, without
+                # an interpreter's start (docs/performance.md).
+                self._proc = spawn.start(
+                    argv, cwd=self.cwd, env=self._env(), stdout=out.fileno(), stderr=err.fileno()
                 )
             except OSError as error:
                 raise BotFault(
@@ -601,9 +596,11 @@ class LaunchedBot(Connection):
             return "still running"
         if code in _LIMIT_EXITS:
             return f"stopped at its {_LIMIT_EXITS[code].replace('_', ' ')}"
-        if code > 128:
+        # 128 + the signal: the supervisor's word for its bot; minus it: the supervisor's
+        # own death (killed, or its fork server gone).
+        if code > 128 or code < 0:
             with contextlib.suppress(ValueError):
-                return f"killed by {signal.Signals(code - 128).name}"
+                return f"killed by {signal.Signals(abs(code) % 128).name}"
         return f"exited with code {code}"
 
     def _died_kind(self) -> str:
@@ -674,7 +671,7 @@ class LaunchedBot(Connection):
         self,
         conn: BotConnection,
         generation: int,
-        proc: subprocess.Popen[bytes],
+        proc: spawn.Process,
         rpc: str,
         request: Any,
         timeout_s: float,

@@ -177,8 +177,14 @@ def test_the_output_cap_holds_for_a_file_that_two_starts_write_at_once(tmp_path)
             for _ in range(2)
         ]
         assert [proc.wait(60) for proc in both] == [0, 0]
-    # Each writes at most one read (64 KiB) of its pipe past a size it looked at.
-    assert 500_000 <= log.read_text().count("#") <= 500_000 + 65536
+    # Each writes at most one read (64 KiB) of its pipe past a size it looked at. The
+    # supervisors' own lines count too: one that ended before the other wrote left its
+    # "bot exited" line (40 bytes) within the cap, seen on a loaded machine.
+    text = log.read_text()
+    notes = text.count("[referee sandbox:") + text.count("referee sandbox: bot exited")
+    assert 2 <= notes <= 4, text[-300:]
+    assert 500_000 <= len(text.encode()) <= 500_000 + 65536 + 300
+    assert 500_000 - 2 * 100 <= text.count("#") <= 500_000 + 65536
 
 
 _NOTHING_TO_SELECT_ON = textwrap.dedent(
