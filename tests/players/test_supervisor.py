@@ -305,3 +305,36 @@ def test_the_bot_never_outlives_a_supervisor_that_dies(script: str) -> None:
     assert done.returncode == 0, done.stderr
     if script is _PARENT_DIES_AFTER:
         assert "armed" in done.stdout  # the request was made while the parent lived
+
+
+_GROUP_ORPHAN = textwrap.dedent(
+    """
+    import os, sys, time
+    from referee.sandbox import supervisor
+
+    r, w = os.pipe()
+    if os.fork() == 0:  # a bot that leaves an orphan in our group and exits
+        if os.fork() == 0:
+            os.write(w, str(os.getpid()).encode())
+            time.sleep(60)
+            os._exit(0)
+        os._exit(0)
+    os.wait()
+    orphan = int(os.read(r, 20))  # its parent has been reaped: it is no descendant of ours
+    supervisor._subreaper = sys.argv[1] == "subreaper"
+    supervisor._kill_everything(None)
+    time.sleep(0.1)
+    state = open(f"/proc/{orphan}/stat").read().split(") ")[1][0] if os.path.exists(f"/proc/{orphan}") else ""
+    print("alive" if state and state != "Z" else "gone")
+    os.kill(orphan, 9)
+    """
+)
+
+
+@pytest.mark.parametrize(("mode", "expected"), [("no-subreaper", "gone"), ("subreaper", "alive")])
+def test_without_the_subreaper_an_orphan_in_the_group_is_found_by_its_group(mode, expected) -> None:
+    # As the subreaper, every process of the group is a descendant, and /proc is not
+    # scanned for the group (1.5-6 ms a look). Without it, an orphan goes to init, and
+    # the scan is what finds it: here the orphan is only killed when we scan.
+    done = _run([sys.executable, "-c", _GROUP_ORPHAN, mode])
+    assert done.stdout.strip() == expected, done.stderr
