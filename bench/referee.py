@@ -137,6 +137,7 @@ from referee.players.policy import FaultPolicy, Limits, TimeControl  # noqa: E40
 from referee.players.remote import Connection, open_channel  # noqa: E402
 from referee.players.specs import parse_bot  # noqa: E402
 from referee.players.supply import BotPool  # noqa: E402
+from referee.sandbox import spawn  # noqa: E402
 from referee.sandbox.cgroups import freezer_support  # noqa: E402
 
 ECHO_METHOD = "/bench.Echo/Echo"
@@ -243,10 +244,34 @@ class Starts:
 
 
 def _cpu_with_children() -> float:
-    """CPU seconds of this process and of its children that have ended (and theirs)."""
+    """CPU seconds of this process, of its children that have ended (and theirs), and of the
+    supervisors' fork server with the supervisors it reaped (and theirs: bubblewrap, the bot).
+    """
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime + _fork_server_cpu()
+
+
+def _fork_server_cpu() -> float:
+    """The fork server's CPU seconds and its reaped children's (0 before it starts)."""
+    server = spawn._server
+    if server is None:
+        return 0.0
+    try:
+        with open(f"/proc/{server.process.pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return 0.0
+    # The fields after the command's last ')': utime 14, stime 15, cutime 16, cstime 17.
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def _wait_reaped(pid: int | None, wait_s: float = 2.0) -> None:
+    """Until ``pid`` is gone from /proc (reaped), for at most ``wait_s``."""
+    deadline = time.monotonic() + wait_s
+    while pid is not None and os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+        time.sleep(0.001)
 
 
 def start_times(pools: dict[str, BotPool], folder: str, times: int) -> Starts:
@@ -259,7 +284,9 @@ def start_times(pools: dict[str, BotPool], folder: str, times: int) -> Starts:
             started = time.perf_counter()
             player = pool.launch(spec)
             out.seconds[mode].append(time.perf_counter() - started)
-            pool.stop(player)  # waits for the supervisor: its CPU is counted by then
+            supervisor_pid = player.connection.pid
+            pool.stop(player)  # waits for the supervisor's exit
+            _wait_reaped(supervisor_pid)  # by the fork server: its CPU is counted by then
             out.cpu_s[mode].append(_cpu_with_children() - cpu)
     return out
 
