@@ -154,6 +154,7 @@ def drive(
     figures["per_core"] = figures["games"] / figures["play_s"] * 60 / cores()
     figures["referee_ms"] = figures["referee_cpu_s"] * 1000 / figures["decisions"]
     figures["all_ms"] = figures["all_cpu_s"] * 1000 / figures["decisions"]
+    figures["bots_ms"] = figures["bots_cpu_s"] * 1000 / figures["decisions"]
     return figures
 
 
@@ -225,8 +226,9 @@ class GoFigures:
             lines.append(
                 f"      CPU per decision: the referee (its process and game workers) "
                 f"{new.median('referee_ms'):.3f} ms vs baseline {old.median('referee_ms'):.3f} ms;"
-                f" everything (with the bots, their starts and supervisors) "
-                f"{new.median('all_ms'):.3f} vs {old.median('all_ms'):.3f} ms"
+                f" everything (the referee's process tree with the supervisors, and the bots'"
+                f" cgroups) {new.median('all_ms'):.3f} vs {old.median('all_ms'):.3f} ms, of which"
+                f" the bots' cgroups {new.median('bots_ms'):.3f} vs {old.median('bots_ms'):.3f} ms"
                 + (f"; {faults} faults" if faults else "")
             )
         return lines
