@@ -60,6 +60,7 @@ def _run(per_core: float, referee_ms: float) -> dict:
         "per_core": per_core,
         "referee_ms": referee_ms,
         "all_ms": 2 * referee_ms,
+        "bots_ms": 0.5 * referee_ms,
         "faults": 0,
         "decisions": 2800,
         "games": 4,
