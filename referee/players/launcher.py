@@ -447,7 +447,7 @@ class LaunchedBot(Connection):
                 self._proc = spawn.start(
                     argv, cwd=self.cwd, env=self._env(), stdout=out.fileno(), stderr=err.fileno()
                 )
-            except OSError as error:
+            except (OSError, ValueError) as error:  # ValueError: a NUL byte in the command
                 raise BotFault(
                     FaultKind.START_FAILED, f"cannot start {args[0]!r}: {error}"
                 ) from None

@@ -160,3 +160,16 @@ def test_without_a_server_a_start_falls_back_to_popen(tmp_path, monkeypatch) -> 
 def test_a_missing_folder_fails_the_start_as_popen_would(tmp_path) -> None:
     with pytest.raises(FileNotFoundError, match="No such file or directory"):
         _start(tmp_path, "true", cwd=tmp_path / "nowhere")
+
+
+def test_a_nul_byte_in_a_command_fails_the_start_with_its_name(tmp_path) -> None:
+    # YAML's "\0" escape can put one in a bot.yaml's run line: a fault, not a traceback.
+    bot = LaunchedBot(
+        "nul", ["sh", "-c", "echo a\0b {port}"], log_dir=tmp_path / "bots", sandbox="none"
+    )
+    with pytest.raises(BotFault) as caught:
+        bot.start()
+    assert caught.value.kind == FaultKind.START_FAILED
+    assert caught.value.message.startswith("cannot start 'sh': ")
+    assert "NUL" in caught.value.message
+    bot.close()
