@@ -2,7 +2,8 @@
 
 ``python -I -S supervise.py [--parent-fd FD] [--limits KEY=N,...] [--cgroup NAME] [--scratch DIR] -- COMMAND ARGS...``
 
-The referee starts this script in a new session, so it leads a process group
+The referee starts this script in a new session (or has its fork server,
+:mod:`referee.sandbox.forkserver`, fork it as if it had), so it leads a process group
 that the bot and anything the bot spawns belong to. COMMAND is usually the
 bubblewrap command line of :mod:`referee.sandbox.bwrap`, which puts the bot in
 namespaces of its own; with ``sandbox: none`` it is the bot's own command. The
