@@ -148,8 +148,7 @@ class _Server:
         for pid in sorted(self.running):
             try:
                 info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-            except ChildProcessError:
-                info = None
+            except ChildProcessError:  # not ours to wait for (never seen): gone, as if killed
                 self.running.discard(pid)
                 self.send("exit", str(pid), "-9")
                 continue
@@ -185,15 +184,16 @@ class _Server:
         if not message and not streams:
             return False
         fields = decode(message)
-        if flags & (socket.MSG_TRUNC | socket.MSG_CTRUNC):
-            fields = ["cut", *fields[1:2]]  # refused below, its streams closed
-            if message.startswith(b"spawn\0"):
-                self.send("error", fields[1], f"a request over {MAX_MESSAGE} bytes")
-        if fields[0] == "spawn":
+        cut = bool(flags & (socket.MSG_TRUNC | socket.MSG_CTRUNC))
+        if fields[0] == "spawn" and not cut:
             self.spawn(fields, streams)
             return True
-        for fd in streams:  # only a spawn brings streams
+        for fd in streams:  # only a whole spawn request brings streams
             os.close(fd)
+        if cut:
+            if fields[0] == "spawn" and len(fields) > 1:
+                self.send("error", fields[1], f"a request over {MAX_MESSAGE} bytes")
+            return True
         if fields[0] == "reap" and len(fields) == 2 and fields[1].isdigit():
             self.reap(int(fields[1]))
         return True
@@ -206,11 +206,9 @@ class _Server:
             except InterruptedError:
                 continue
             if self.wake_r in ready:
-                try:
+                with suppress(OSError):  # BlockingIOError: drained
                     while os.read(self.wake_r, 512):
                         pass
-                except OSError:
-                    pass
             if self.parent_fd in ready and supervisor._parent_gone(self.parent_fd):
                 return 0
             if self.sock in ready and not self.handle():

@@ -87,12 +87,7 @@ class ForkServer:
         self._gone = False
         try:
             self.process = subprocess.Popen(
-                [
-                    *supervisor.command(parent_fd)[:4],
-                    "--serve",
-                    str(theirs.fileno()),
-                    str(parent_fd),
-                ],
+                [*supervisor.interpreter(), "--serve", str(theirs.fileno()), str(parent_fd)],
                 pass_fds=(theirs.fileno(), parent_fd),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
@@ -151,15 +146,12 @@ class ForkServer:
         if answer[0] != "pid":
             raise OSError(f"the fork server could not start the supervisor: {answer[-1]}")
         assert process is not None
-        process.args = [*supervisor.command(0)[:4], *args]
+        process.args = [*supervisor.interpreter(), *args]
         return process
 
     def _send(self, *fields: str) -> None:
-        try:
-            with self._send_lock:
-                self._sock.send(forkserver.encode(*fields))
-        except OSError:
-            pass  # gone: _read sees it
+        with contextlib.suppress(OSError), self._send_lock:  # gone: _read sees it
+            self._sock.send(forkserver.encode(*fields))
 
     def _read(self) -> None:
         while True:
@@ -219,6 +211,8 @@ def _get_server(parent_fd: int) -> ForkServer | None:
     with _server_lock:
         if _server is not None and _server.alive:
             return _server
+        if _server is not None and _server.owner == os.getpid():
+            _server.process.poll()  # a dead server: reaped, not left a zombie
         if _server is not None and _server.owner != os.getpid():
             _server, _unavailable = None, ""  # a forked child: its parent's server is not its own
         if _unavailable:
@@ -234,7 +228,7 @@ def _get_server(parent_fd: int) -> ForkServer | None:
 
 def _served_args(argv: Sequence[str]) -> tuple[list[str], int] | None:
     """The supervisor's arguments and its parent pipe, if ``argv`` starts the supervisor."""
-    prefix = supervisor.command(0)[:4]
+    prefix = supervisor.interpreter()
     args = list(argv[len(prefix) :])
     if list(argv[: len(prefix)]) != prefix or args[:1] != ["--parent-fd"] or len(args) < 2:
         return None

@@ -449,7 +449,12 @@ def command(parent_fd: int) -> list[str]:
     CPU with ``site`` and 6.5 ms without. ``supervise.py`` imports this module
     compiled, where this file run by path was compiled at every start (6 ms).
     """
-    return [sys.executable, "-I", "-S", ENTRY, "--parent-fd", str(parent_fd)]
+    return [*interpreter(), "--parent-fd", str(parent_fd)]
+
+
+def interpreter() -> list[str]:
+    """The interpreter and script of :func:`command`, before the supervisor's own arguments."""
+    return [sys.executable, "-I", "-S", ENTRY]
 
 
 def die_with_parent(parent_pid: int) -> None:

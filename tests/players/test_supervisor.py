@@ -116,7 +116,7 @@ def test_limits_pass_as_whole_numbers_and_anything_else_is_refused() -> None:
 
 
 def test_bad_limits_are_refused_with_a_message_not_a_traceback() -> None:
-    done = _run([*supervisor.command(0)[:4], "--limits", "memory_bytes", "--", "true"])
+    done = _run([*supervisor.interpreter(), "--limits", "memory_bytes", "--", "true"])
     assert done.returncode == 2
     assert "not key=value: 'memory_bytes'" in done.stderr and "Traceback" not in done.stderr
 
@@ -149,7 +149,7 @@ def test_the_output_cap_holds_for_the_file_over_all_of_the_bots_starts(tmp_path)
     for _ in range(4):  # the launcher opens the log to append, once per start
         with open(log, "ab") as out:
             done = subprocess.run(
-                [*supervisor.command(0)[:4], *limits, "--", sys.executable, "-c", spam],
+                [*supervisor.interpreter(), *limits, "--", sys.executable, "-c", spam],
                 stdout=out,
                 stderr=subprocess.PIPE,
                 text=True,
@@ -168,7 +168,7 @@ def test_the_output_cap_holds_for_a_file_that_two_starts_write_at_once(tmp_path)
     # begins: each looks at the file's size before it writes, not just when it started.
     log = tmp_path / "bot.stderr.log"
     spam = "import sys, time; time.sleep(0.3); sys.stderr.write('#' * 300_000)"
-    argv = [*supervisor.command(0)[:4], "--limits", "output_bytes=500000", "--"]
+    argv = [*supervisor.interpreter(), "--limits", "output_bytes=500000", "--"]
     with open(log, "ab") as err:
         both = [
             subprocess.Popen(
