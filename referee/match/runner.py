@@ -227,10 +227,14 @@ class _Game:
     # Recording -----------------------------------------------------------------
 
     def write(self, record: LogRecord) -> None:
+        # The writer makes the line in its own thread (see play_game), unless on_event
+        # needs the JSON object now: a human seat follows the game by it before its turn.
+        if self.on_event is None:
+            self.writer.write(record)
+            return
         data = record.to_json()
         self.writer.write(data)
-        if self.on_event:
-            self.on_event(record.TYPE, data)
+        self.on_event(record.TYPE, data)
 
     def fault(self, seat: _Seat, kind: str, message: str) -> Fault:
         seat.faults[kind] += 1
@@ -653,7 +657,8 @@ def play_game(
     """
     if len(players) != spec.rules.num_players:
         raise ValueError(f"{len(players)} players for {spec.rules.num_players} seats")
-    with GameLogWriter(log_path) as writer:
+    # In the background: the log's lines are made and written while the next bot thinks.
+    with GameLogWriter(log_path, background=True) as writer:
         game = _Game(spec, players, writer, on_event)
         try:
             return game.run()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import doctest
 import gzip
 import pathlib
+import threading
 
 import pytest
 
@@ -80,3 +81,55 @@ def test_a_cut_compressed_log_names_its_line(tmp_path: pathlib.Path) -> None:
     ):
         for _ in read_log(path):
             pass
+
+
+def test_a_background_writer_writes_the_same_lines_in_the_same_order(
+    tmp_path: pathlib.Path,
+) -> None:
+    given = [
+        HEADER,
+        *(
+            DealRecord(hand=h, pass_direction=PassDirection.LEFT, hands=((), (), ()))
+            for h in range(1, 200)
+        ),
+    ]
+    with GameLogWriter(tmp_path / "fore.jsonl") as fore:
+        for record in given:
+            fore.write(record)
+    back = GameLogWriter(tmp_path / "back.jsonl", background=True)
+    for record in given:
+        back.write(record)
+    back.flush()  # every line given is in the file before close
+    assert (tmp_path / "back.jsonl").read_bytes() == (tmp_path / "fore.jsonl").read_bytes()
+    back.close()
+    assert (tmp_path / "back.jsonl").read_bytes() == (tmp_path / "fore.jsonl").read_bytes()
+    assert not any(t.name.startswith("log ") for t in threading.enumerate())
+
+
+def test_a_background_writer_compresses_on_close(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "g.jsonl.gz"
+    with GameLogWriter(path, background=True) as writer:
+        writer.write(HEADER)
+        writer.write(DEAL)
+    assert not (tmp_path / "g.jsonl").exists()
+    assert [r["type"] for _, r in read_log(path)] == ["game", "deal"]
+
+
+def test_a_failed_background_write_is_raised_to_the_writer_and_nothing_after_it_is_written(
+    tmp_path: pathlib.Path,
+) -> None:
+    path = tmp_path / "g.jsonl"
+    writer = GameLogWriter(path, background=True)
+    writer.write(HEADER)
+    writer.write({"type": "deal", "bad": object()})  # not JSON: fails in the writer's thread
+    writer.write(DEAL)  # queued before the failure is known: never written
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        writer.flush()
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        writer.write(DEAL)
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        writer.close()
+    writer.close()  # closed all the same: idempotent
+    assert [r["type"] for _, r in read_log(path)] == ["game"]
+    with pytest.raises(ValueError, match="log already closed"):
+        writer.write(DEAL)

@@ -9,8 +9,9 @@ checks the shape of a record (its fields, their types, the cards); what a record
 must say in its place in a game is the readers' business.
 
 Each line is flushed when written, so a crash of the referee loses at most the
-decision in flight; :meth:`GameLogWriter.close` also syncs the file to disk,
-which the tournament journal relies on before it counts a game.
+decision in flight (and, as the match runner writes, in its writer's thread, the
+line or two not yet written); :meth:`GameLogWriter.close` also syncs the file to
+disk, which the tournament journal relies on before it counts a game.
 
 The package has two modules, and this one is their public face (import from
 ``referee.match.gamelog``):
