@@ -465,6 +465,34 @@ def test_referee_interrupted_mid_game_writes_game_abort(tmp_path) -> None:
     assert "KeyboardInterrupt" in records[-1]["reason"]
 
 
+def test_a_seat_forfeited_in_deal_hand_is_not_asked_to_pass(tmp_path, serve) -> None:
+    """Two remote bots: DealHand's faults are recorded before any pass is asked or logged.
+
+    Seat 0 fails DealHand and forfeits at once (max_faults 1): it is never asked to
+    pass, and its forfeit and DealHand fault are logged before any pass (R2). Seat 1,
+    the other remote bot, is told its hand before it is asked its pass, every hand.
+    """
+    policy = FaultPolicy(max_faults=1)
+    failing, failing_bot = serve("--raise-in", "DealHand", fault_policy=policy)
+    good, good_bot = serve(fault_policy=policy)
+    record, records = play(tmp_path, [failing, good, *randoms(2)], fault_policy=policy)
+    assert record.forfeited == (True, False, False, False)
+    assert failing_bot.calls[:2] == ["StartGame", "DealHand"]
+    assert "PassCards" not in failing_bot.calls
+    first_hand = [r for r in records if r.get("hand") == 1 and r["type"] != "play"]
+    kinds = [(r["type"], r.get("seat")) for r in first_hand]
+    assert kinds[:3] == [("deal", None), ("forfeit", 0), ("fault", 0)]
+    assert kinds[3:7] == [("pass", s) for s in range(4)]
+    assert first_hand[3]["source"] == "fallback"
+    assert all(r["source"] == "bot" for r in first_hand[4:7])
+    passing_hands = sum(1 for r in records if r["type"] == "deal" and r["pass_direction"] != "hold")
+    assert good_bot.calls.count("PassCards") == passing_hands
+    deals_and_passes = [c for c in good_bot.calls if c in ("DealHand", "PassCards")]
+    for i, call in enumerate(deals_and_passes):
+        if call == "PassCards":
+            assert deals_and_passes[i - 1] == "DealHand"
+
+
 def test_failing_notifications(tmp_path, serve) -> None:
     player, bot = serve("--raise-in", "DealHand", "--raise-in", "EndGame")
     record, records = play(tmp_path, [player, *randoms()], fault_policy=FaultPolicy(max_faults=0))

@@ -117,12 +117,15 @@ class MisbehavingBot(Bot):
         self.misbehaved = 0
         #: Requests received, by RPC name (for in-process tests).
         self.requests: dict[str, list[object]] = {}
+        #: Every request's RPC, in the order they came.
+        self.calls: list[str] = []
 
     # Bookkeeping ----------------------------------------------------------------
 
     def _record(self, rpc: str, request: object) -> None:
         with self.lock:
             self.requests.setdefault(rpc, []).append(request)
+            self.calls.append(rpc)
         if rpc in self.options.raise_in:
             raise RuntimeError(f"misbehaving bot: deliberate error in {rpc}")
 
