@@ -296,10 +296,11 @@ def _wait_reaped(pid: int | None, wait_s: float = 2.0) -> None:
 
 
 def start_times(pools: dict[str, BotPool], folder: str, times: int) -> Starts:
-    """Start one bot (launch, serve, handshake) and stop it, both kinds alternately."""
+    """Start one bot (launch, serve, handshake) and stop it, both kinds in turn first."""
     out = Starts({mode: [] for mode in pools}, {mode: [] for mode in pools})
     for i in range(times):
-        for mode, pool in pools.items():
+        order = list(pools.items())
+        for mode, pool in order if i % 2 == 0 else reversed(order):
             spec = bot_spec(folder, f"start-{mode}-{i}", mode)
             cpu = _cpu_with_children(mode == "bwrap")
             started = time.perf_counter()
@@ -480,7 +481,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="COMMIT",
         help="the commit the Go kit throughput is compared with (default: %(default)s)",
     )
-    parser.add_argument("--rounds", type=int, help="Go kit rounds, old and new alternately (5)")
+    parser.add_argument("--rounds", type=int, help="Go kit rounds, old and new in turn first (5)")
     parser.add_argument("--go-games", type=int, help="games per Go kit tournament run (16)")
     parser.add_argument(
         "--go-lifetime",
@@ -529,7 +530,10 @@ def referee_part(
         instant = [RemotePlayer(InstantConnection()) for _ in range(4)]
         bots = modes["none"].bots
         for game in range(1, args.games + 1):
-            for mode in modes.values():
+            # The order of the modes is reversed every other game, so that a machine getting
+            # faster or slower favours none of them (see bench/referee_go.py).
+            order = list(modes.values())
+            for mode in order if game % 2 else reversed(order):
                 g = mode.play(game)
                 print(
                     f"  game {game} ({mode.label}): {g['decisions']} decisions, "

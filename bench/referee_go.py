@@ -14,8 +14,8 @@ trees play this tree's kit, which measures the referee's code alone. Every run
 uses the same tournament key, so both trees play the very same deals (the Go
 bot's strategy is deterministic: the same games too).
 
-The runs alternate old, new, old, new (each round: concurrency 1 then 2);
-each figure is the median over the rounds with its spread, and the ratio
+The runs alternate old, new, new, old, old, new... (each round: concurrency 1 then 2,
+the side that goes first swapped each round); each figure is the median over the rounds with its spread, and the ratio
 new / old is the ratio of the medians, with the per-round ratios' spread.
 Games per minute are counted over the runner's time of play (from the last
 bot start to the last game, the rate ``referee tournament`` prints), per core:
@@ -202,7 +202,7 @@ class GoFigures:
         lines = [
             f"  Go kit throughput: 4 launched Go bots (sandboxed, bot_lifetime {self.lifetime}),"
             f" {self.games} games a run (~{first['decisions'] // first['games']} decisions a "
-            f"game), {len(runs)} round(s) of old, new alternately; per core = / {cores()} cores "
+            f"game), {len(runs)} round(s) of old and new, in turn first; per core = / {cores()} cores "
             f"(os.sched_getaffinity); baseline {self.baseline}; "
             + ("both with this tree's Go kit" if self.same_bots else "each with its own Go kit")
         ]
@@ -244,7 +244,7 @@ def go_throughput(
     same_bots: bool = False,
     log: TextIO = sys.stderr,
 ) -> GoFigures:
-    """Add the baseline's worktree, build the Go kits, run ABAB..., remove the worktree."""
+    """Add the baseline's worktree, build the Go kits, run ABBA..., remove the worktree."""
     figures = GoFigures(
         games=4 * max(1, math.ceil(games / 4)), lifetime=lifetime or "game", same_bots=same_bots
     )
@@ -267,8 +267,12 @@ def go_throughput(
             configs[side] = write_config(tmp, kit, side, games, lifetime)
         key = write_key(tmp)
         for n in range(1, rounds + 1):
+            # ABBA: the side that goes first changes each round, so that a machine getting
+            # faster or slower during the run favours neither (on the 2-core VM of issue 27's
+            # fifth round, the second game of a pair was the faster by several per cent).
+            order = list(trees.items()) if n % 2 else list(reversed(trees.items()))
             for concurrency in CONCURRENCIES:
-                for side, tree in trees.items():
+                for side, tree in order:
                     run = drive(tree, configs[side], key, concurrency, tmp / f"out-{side}")
                     figures.files.setdefault(side, run["referee_file"])
                     sides = figures.new if side == "new" else figures.old
