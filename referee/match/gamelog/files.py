@@ -89,8 +89,8 @@ class GameLogWriter:
     With ``background=True`` a thread of the writer's own turns the records
     into lines and writes them, in the order given, while the caller goes on:
     the match runner's game thread then asks the next bot while the last
-    decision's line is written, rather than after (about 7% of a decision's
-    wall time with fast bots, ``docs/performance.md``). A record given is
+    decision's line is written, rather than after (1-9% of a decision's wall
+    time with fast bots, for 2-8% more CPU: ``docs/performance.md``). A record given is
     then written within moments, not at once: :meth:`flush` waits for it. A
     write that failed in that thread is raised by the next :meth:`write`,
     :meth:`flush` or :meth:`close`, and nothing given after it is written.
