@@ -14,9 +14,11 @@ trees play this tree's kit, which measures the referee's code alone. Every run
 uses the same tournament key, so both trees play the very same deals (the Go
 bot's strategy is deterministic: the same games too).
 
-The runs alternate old, new, new, old, old, new... (each round: concurrency 1 then 2,
-the side that goes first swapped each round); each figure is the median over the rounds with its spread, and the ratio
-new / old is the ratio of the medians, with the per-round ratios' spread.
+The runs go old, new, then new, old, and so on (each round: concurrency 1 then
+2, the side that goes first swapped each round), so that a machine getting
+faster or slower favours neither; each figure is the median over the rounds
+with its spread, and the ratio new / old is the ratio of the medians, with the
+per-round ratios' spread.
 Games per minute are counted over the runner's time of play (from the last
 bot start to the last game, the rate ``referee tournament`` prints), per core:
 divided by the cores this process may use (``os.sched_getaffinity``).
@@ -202,8 +204,8 @@ class GoFigures:
         lines = [
             f"  Go kit throughput: 4 launched Go bots (sandboxed, bot_lifetime {self.lifetime}),"
             f" {self.games} games a run (~{first['decisions'] // first['games']} decisions a "
-            f"game), {len(runs)} round(s) of old and new, in turn first; per core = / {cores()} cores "
-            f"(os.sched_getaffinity); baseline {self.baseline}; "
+            f"game), {len(runs)} round(s) of old and new, in turn first; "
+            f"per core = / {cores()} cores (os.sched_getaffinity); baseline {self.baseline}; "
             + ("both with this tree's Go kit" if self.same_bots else "each with its own Go kit")
         ]
         counts = {r["decisions"] for s in [*self.new.values(), *self.old.values()] for r in s.runs}

@@ -90,11 +90,12 @@ class GameLogWriter:
     into lines and writes them, in the order given, while the caller goes on:
     the match runner's game thread then asks the next bot while the last
     decision's line is written, rather than after (1-9% of a decision's wall
-    time with fast bots, for 2-8% more CPU: ``docs/performance.md``). A record given is
-    then written within moments, not at once: :meth:`flush` waits for it. A
-    write that failed in that thread is raised by the next :meth:`write`,
-    :meth:`flush` or :meth:`close`, and nothing given after it is written.
-    Records are frozen, and a JSON object given must not change afterwards.
+    time with fast bots, for 2-8% more CPU: ``docs/performance.md``). A
+    record given is then written within moments, not at once: :meth:`flush`
+    waits for it. A write that failed in that thread is raised by the next
+    :meth:`write`, :meth:`flush` or :meth:`close`, and nothing given after it
+    is written. Records are frozen, and a JSON object given must not change
+    afterwards.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, background: bool = False) -> None:
