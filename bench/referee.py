@@ -125,7 +125,7 @@ import grpc
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from referee_go import BASELINE, GoFigures, cores, go_throughput  # noqa: E402
+from referee_go import BASELINE, GoFigures, cores, go_throughput, in_turn_first  # noqa: E402
 
 from referee.engine import Rules  # noqa: E402
 from referee.match.gamelog import read_log  # noqa: E402
@@ -299,8 +299,7 @@ def start_times(pools: dict[str, BotPool], folder: str, times: int) -> Starts:
     """Start one bot (launch, serve, handshake) and stop it, both kinds in turn first."""
     out = Starts({mode: [] for mode in pools}, {mode: [] for mode in pools})
     for i in range(times):
-        order = list(pools.items())
-        for mode, pool in order if i % 2 == 0 else reversed(order):
+        for mode, pool in in_turn_first(pools.items(), i + 1):
             spec = bot_spec(folder, f"start-{mode}-{i}", mode)
             cpu = _cpu_with_children(mode == "bwrap")
             started = time.perf_counter()
@@ -530,10 +529,7 @@ def referee_part(
         instant = [RemotePlayer(InstantConnection()) for _ in range(4)]
         bots = modes["none"].bots
         for game in range(1, args.games + 1):
-            # The order of the modes is reversed every other game, so that a machine getting
-            # faster or slower favours none of them (see bench/referee_go.py).
-            order = list(modes.values())
-            for mode in order if game % 2 else reversed(order):
+            for mode in in_turn_first(modes.values(), game):
                 g = mode.play(game)
                 print(
                     f"  game {game} ({mode.label}): {g['decisions']} decisions, "

@@ -37,7 +37,8 @@ import statistics
 import subprocess
 import sys
 import textwrap
-from typing import TextIO
+from collections.abc import Iterable
+from typing import TextIO, TypeVar
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DRIVER = pathlib.Path(__file__).resolve().parent / "referee_drive.py"
@@ -236,6 +237,20 @@ class GoFigures:
         return lines
 
 
+T = TypeVar("T")
+
+
+def in_turn_first(items: Iterable[T], n: int) -> list[T]:
+    """``items`` in their order for an odd ``n`` (round, game, start), reversed for an even one.
+
+    ABBA: whichever goes first changes each time, so that a machine getting faster or
+    slower during a run favours none of them (on the 2-core VM of issue 27's fifth round,
+    the second game of a pair was the faster by several per cent, whatever it ran).
+    """
+    ordered = list(items)
+    return ordered if n % 2 else ordered[::-1]
+
+
 def go_throughput(
     tmp: pathlib.Path,
     *,
@@ -269,12 +284,8 @@ def go_throughput(
             configs[side] = write_config(tmp, kit, side, games, lifetime)
         key = write_key(tmp)
         for n in range(1, rounds + 1):
-            # ABBA: the side that goes first changes each round, so that a machine getting
-            # faster or slower during the run favours neither (on the 2-core VM of issue 27's
-            # fifth round, the second game of a pair was the faster by several per cent).
-            order = list(trees.items()) if n % 2 else list(reversed(trees.items()))
             for concurrency in CONCURRENCIES:
-                for side, tree in order:
+                for side, tree in in_turn_first(trees.items(), n):
                     run = drive(tree, configs[side], key, concurrency, tmp / f"out-{side}")
                     figures.files.setdefault(side, run["referee_file"])
                     sides = figures.new if side == "new" else figures.old
