@@ -120,11 +120,14 @@ import time
 from concurrent import futures
 from typing import Any
 
-import grpc
-
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+# The referee before grpcio: importing it chooses grpcio's client for this process, as in
+# the referee's own (referee/__init__.py), so that the echo and the games use that client.
+import referee  # noqa: E402, F401, I001
+
+import grpc  # noqa: E402
 from referee_go import BASELINE, GoFigures, cores, go_throughput, in_turn_first  # noqa: E402
 
 from referee.engine import Rules  # noqa: E402

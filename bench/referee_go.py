@@ -40,6 +40,8 @@ import textwrap
 from collections.abc import Iterable
 from typing import TextIO, TypeVar
 
+import referee
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DRIVER = pathlib.Path(__file__).resolve().parent / "referee_drive.py"
 #: The code before issue 27's changes: the default baseline.
@@ -136,7 +138,13 @@ def drive(
     tree: pathlib.Path, config: pathlib.Path, key: str, concurrency: int, out: pathlib.Path
 ) -> dict:
     """One tournament run with the referee of ``tree``; its figures (see referee_drive.py)."""
-    env = {**os.environ, "PYTHONPATH": str(tree)}
+    # The environment as the user gave it: this process's referee (imported first by
+    # bench/referee.py) may have set GRPC_EXPERIMENTS, and each tree's referee chooses its
+    # grpcio client itself (the baseline's knows nothing of it).
+    env = {k: v for k, v in os.environ.items() if k != "GRPC_EXPERIMENTS"}
+    if referee.GRPC_EXPERIMENTS_BEFORE is not None:
+        env["GRPC_EXPERIMENTS"] = referee.GRPC_EXPERIMENTS_BEFORE
+    env["PYTHONPATH"] = str(tree)
     args = [sys.executable, str(DRIVER), str(config), str(out), key, str(concurrency), str(tree)]
     process = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
