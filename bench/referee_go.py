@@ -141,10 +141,7 @@ def drive(
     # The environment as the user gave it: this process's referee (imported first by
     # bench/referee.py) may have set GRPC_EXPERIMENTS, and each tree's referee chooses its
     # grpcio client itself (the baseline's knows nothing of it).
-    env = {k: v for k, v in os.environ.items() if k != "GRPC_EXPERIMENTS"}
-    if referee.GRPC_EXPERIMENTS_BEFORE is not None:
-        env["GRPC_EXPERIMENTS"] = referee.GRPC_EXPERIMENTS_BEFORE
-    env["PYTHONPATH"] = str(tree)
+    env = {**referee.environ_as_found(), "PYTHONPATH": str(tree)}
     args = [sys.executable, str(DRIVER), str(config), str(out), key, str(concurrency), str(tree)]
     process = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:

@@ -64,3 +64,15 @@ def _choose_grpc_client() -> bool:
 
 
 GRPC_CLIENT_CHOSEN = _choose_grpc_client()
+
+
+def environ_as_found() -> dict[str, str]:
+    """This process's environment with ``GRPC_EXPERIMENTS`` as the process found it.
+
+    For a child that chooses its own gRPC client: Ray's processes, or another
+    referee that a benchmark compares with.
+    """
+    env = {k: v for k, v in os.environ.items() if k != "GRPC_EXPERIMENTS"}
+    if GRPC_EXPERIMENTS_BEFORE is not None:
+        env["GRPC_EXPERIMENTS"] = GRPC_EXPERIMENTS_BEFORE
+    return env

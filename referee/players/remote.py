@@ -155,7 +155,24 @@ class BotConnection(Connection):
                         ) from None
                 else:
                     refused_since = None
-            time.sleep(0.05)
+            self._pause_connecting(0.05)
+
+    def _pause_connecting(self, pause_s: float) -> None:
+        """Pause ``pause_s`` between two checks while grpcio keeps connecting.
+
+        Not a plain sleep: with grpcio's older client I/O (``referee/__init__.py``)
+        a connection makes progress only while a thread waits in grpcio, and a
+        channel whose thread sleeps between its checks sees the bot's socket
+        seconds after the bot listens.
+        """
+        end = time.monotonic() + pause_s
+        ready = grpc.channel_ready_future(self._channel)
+        try:
+            ready.result(timeout=pause_s)
+        except grpc.FutureTimeoutError:
+            ready.cancel()  # its watch of the channel ends with it
+            return
+        time.sleep(max(0.0, end - time.monotonic()))  # connected, not serving yet
 
     def handshake(self, timeout_s: float) -> BotInfo:
         """Ask the bot who it is and check its protocol version."""

@@ -45,6 +45,7 @@ from typing import Any
 import ray
 import ray.exceptions
 
+import referee
 from referee import __version__
 from referee.folder import MatchLayout, TournamentError
 from referee.match.gamelog import store_log
@@ -168,6 +169,25 @@ def _folder_lock(folder: pathlib.Path, lock_dir: pathlib.Path) -> Any:
             yield lock_dir / f"{digest}.built"
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def _grpc_client_as_found() -> Any:
+    """``GRPC_EXPERIMENTS`` as the process found it while Ray starts its processes.
+
+    The referee's choice of grpcio's client (referee/__init__.py) is measured for
+    the referee's own calls; Ray's servers and workers, which inherit the
+    environment of ``ray.init``, keep their own defaults.
+    """
+    if not referee.GRPC_CLIENT_CHOSEN:
+        yield
+        return
+    chosen = os.environ.pop("GRPC_EXPERIMENTS", None)
+    try:
+        yield
+    finally:
+        if chosen is not None:
+            os.environ["GRPC_EXPERIMENTS"] = chosen
 
 
 def _node_copy(here: pathlib.Path, root: pathlib.Path) -> pathlib.Path:
@@ -394,10 +414,11 @@ class RayExecutor(GameExecutor):
         main = threading.current_thread() is threading.main_thread()
         kept = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
         try:
-            if address == "local":
-                ray.init(include_dashboard=False, **kwargs)
-            else:
-                ray.init(address=address, **kwargs)
+            with _grpc_client_as_found():
+                if address == "local":
+                    ray.init(include_dashboard=False, **kwargs)
+                else:
+                    ray.init(address=address, **kwargs)
         except ConnectionError as error:
             raise TournamentError(
                 f"executor: ray: cannot connect to the Ray cluster at {address}: {error} "

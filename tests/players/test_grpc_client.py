@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 import referee
 
 #: Prints what the referee chose, then makes a call over a real channel to a server
@@ -96,3 +98,22 @@ def test_a_grpcio_not_measured_runs_with_its_own_defaults(monkeypatch) -> None:
     monkeypatch.setattr(referee, "_grpcio_version", lambda: "1.85.9")
     assert referee._choose_grpc_client() is True
     assert os.environ["GRPC_EXPERIMENTS"] == referee.GRPC_EXPERIMENTS
+
+
+def test_rays_processes_start_with_the_variable_as_found(monkeypatch) -> None:
+    ray_executor = pytest.importorskip(
+        "referee.tournament.ray_executor", reason="Ray is not installed (pip install '.[ray]')"
+    )
+    monkeypatch.setattr(referee, "GRPC_CLIENT_CHOSEN", True)
+    monkeypatch.setenv("GRPC_EXPERIMENTS", referee.GRPC_EXPERIMENTS)
+    with ray_executor._grpc_client_as_found():
+        assert "GRPC_EXPERIMENTS" not in os.environ  # what ray.init's processes inherit
+    assert os.environ["GRPC_EXPERIMENTS"] == referee.GRPC_EXPERIMENTS
+
+
+def test_a_child_that_chooses_its_own_client_gets_the_environment_as_found(monkeypatch) -> None:
+    monkeypatch.setenv("GRPC_EXPERIMENTS", referee.GRPC_EXPERIMENTS)
+    monkeypatch.setattr(referee, "GRPC_EXPERIMENTS_BEFORE", None)
+    assert "GRPC_EXPERIMENTS" not in referee.environ_as_found()
+    monkeypatch.setattr(referee, "GRPC_EXPERIMENTS_BEFORE", "")
+    assert referee.environ_as_found()["GRPC_EXPERIMENTS"] == ""
