@@ -123,9 +123,11 @@ from typing import Any
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-# The referee before grpcio: importing it chooses grpcio's client for this process, as in
-# the referee's own (referee/__init__.py), so that the echo and the games use that client.
-import referee  # noqa: E402, F401, I001
+# grpcio's client chosen before grpcio starts, as the referee's command line does
+# (referee/__init__.py), so that the echo and the games use the referee's client.
+import referee  # noqa: E402
+
+referee.choose_grpc_client()
 
 import grpc  # noqa: E402
 from referee_go import BASELINE, GoFigures, cores, go_throughput, in_turn_first  # noqa: E402

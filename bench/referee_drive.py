@@ -118,6 +118,11 @@ def _bots_cpu() -> float:
 def main() -> None:
     config_path, out, key, concurrency, tree = sys.argv[1:]
     import referee
+
+    # As the command line does, before grpcio starts (a baseline may know nothing of it).
+    choose_grpc_client = getattr(referee, "choose_grpc_client", None)
+    if choose_grpc_client is not None:
+        choose_grpc_client()
     from referee.tournament import Progress, Tournament
     from referee.tournament.config import load_config
 

@@ -138,9 +138,9 @@ def drive(
     tree: pathlib.Path, config: pathlib.Path, key: str, concurrency: int, out: pathlib.Path
 ) -> dict:
     """One tournament run with the referee of ``tree``; its figures (see referee_drive.py)."""
-    # The environment as the user gave it: this process's referee (imported first by
-    # bench/referee.py) may have set GRPC_EXPERIMENTS, and each tree's referee chooses its
-    # grpcio client itself (the baseline's knows nothing of it).
+    # The environment as the user gave it: bench/referee.py may have set GRPC_EXPERIMENTS,
+    # and each tree's driver chooses its grpcio client itself (the baseline's knows nothing
+    # of it).
     env = {**referee.environ_as_found(), "PYTHONPATH": str(tree)}
     args = [sys.executable, str(DRIVER), str(config), str(out), key, str(concurrency), str(tree)]
     process = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

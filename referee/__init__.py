@@ -1,8 +1,10 @@
 """A referee for Hearts bot tournaments.
 
-Importing the package chooses grpcio's client for the whole process (see
-:func:`_choose_grpc_client`): it must happen before grpcio starts, and every
-module of the referee that calls bots imports this package first.
+:func:`choose_grpc_client` chooses grpcio's client I/O for a referee's
+process. It must run before grpcio is imported, so the command line
+(``referee.cli``) calls it first thing. Importing the package does not: bots
+import it too (``referee.botkit``), and the choice was measured for the
+referee's calls, not for a bot's server (docs/performance.md, sixth round).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ GRPC_MEASURED = ("1.85.",)
 #: ``GRPC_EXPERIMENTS`` as the process found it (None: unset). A tool that starts
 #: another referee to compare with (bench/referee.py's baseline) passes this on.
 GRPC_EXPERIMENTS_BEFORE = os.environ.get("GRPC_EXPERIMENTS")
+#: True once :func:`choose_grpc_client` set ``GRPC_EXPERIMENTS`` in this process.
+GRPC_CLIENT_CHOSEN = False
 
 
 def _grpcio_version() -> str | None:
@@ -45,8 +49,8 @@ def _grpcio_version() -> str | None:
     return None
 
 
-def _choose_grpc_client() -> bool:
-    """Set ``GRPC_EXPERIMENTS`` to :data:`GRPC_EXPERIMENTS`, or say why not; True if set.
+def choose_grpc_client() -> bool:
+    """Set ``GRPC_EXPERIMENTS`` to :data:`GRPC_EXPERIMENTS` for a referee's process; True if set.
 
     Left alone when the user set the variable (theirs wins), when grpcio is
     already imported (too late: it read the variable when it started), and with
@@ -54,16 +58,17 @@ def _choose_grpc_client() -> bool:
     the game workers want it too, and bots and builds get a scrubbed
     environment without it.
     """
+    global GRPC_CLIENT_CHOSEN
+    if GRPC_CLIENT_CHOSEN:
+        return True
     if GRPC_EXPERIMENTS_BEFORE is not None or "grpc" in sys.modules:
         return False
     version = _grpcio_version()
     if version is None or not version.startswith(GRPC_MEASURED):
         return False
     os.environ["GRPC_EXPERIMENTS"] = GRPC_EXPERIMENTS
+    GRPC_CLIENT_CHOSEN = True
     return True
-
-
-GRPC_CLIENT_CHOSEN = _choose_grpc_client()
 
 
 def environ_as_found() -> dict[str, str]:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-import logging
-import sys
+# Before anything imports grpcio: the referee's calls run on the client it chooses.
+import referee
 
-import click
+referee.choose_grpc_client()
 
-from referee import __version__
-from referee.cli.errors import RefereeGroup
+import logging  # noqa: E402
+import sys  # noqa: E402
+
+import click  # noqa: E402
+
+from referee import __version__  # noqa: E402
+from referee.cli.errors import RefereeGroup  # noqa: E402
 
 
 @click.group(

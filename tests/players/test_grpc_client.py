@@ -1,4 +1,4 @@
-"""Importing the referee chooses grpcio's client before grpcio starts (referee/__init__.py).
+"""The referee's command line chooses grpcio's client before grpcio starts (referee/__init__.py).
 
 Each case runs in a fresh interpreter: grpcio reads ``GRPC_EXPERIMENTS`` once,
 when it is first imported, and this test process has imported it long ago.
@@ -20,6 +20,7 @@ import referee
 PROBE = """
 import json, os, sys
 {before}
+import {entry}
 import referee
 from concurrent import futures
 import grpc
@@ -39,12 +40,14 @@ print(json.dumps({{"chosen": referee.GRPC_CLIENT_CHOSEN,
 """
 
 
-def _probe(*, before: str = "", env_value: str | None = None) -> tuple[dict, str]:
+def _probe(
+    *, before: str = "", entry: str = "referee.cli", env_value: str | None = None
+) -> tuple[dict, str]:
     env = {k: v for k, v in os.environ.items() if k != "GRPC_EXPERIMENTS"}
     if env_value is not None:
         env["GRPC_EXPERIMENTS"] = env_value
     run = subprocess.run(
-        [sys.executable, "-c", PROBE.format(before=before)],
+        [sys.executable, "-c", PROBE.format(before=before, entry=entry)],
         env=env,
         capture_output=True,
         text=True,
@@ -85,18 +88,26 @@ def test_a_grpcio_imported_first_is_left_as_it_started() -> None:
     assert seen == {"chosen": False, "env": None, "serving": True}
 
 
+def test_a_bot_that_imports_the_botkit_keeps_grpcios_defaults() -> None:
+    # The Python sample bots import referee.botkit: the choice was measured for the
+    # referee's calls, not for a bot's server, which keeps grpcio's defaults.
+    seen, _ = _probe(entry="referee.botkit")
+    assert seen == {"chosen": False, "env": None, "serving": True}
+
+
 def test_a_grpcio_not_measured_runs_with_its_own_defaults(monkeypatch) -> None:
     # In this process grpcio is imported, so only the version test is left to decide.
     monkeypatch.delitem(sys.modules, "grpc")
+    monkeypatch.setattr(referee, "GRPC_CLIENT_CHOSEN", False)
     monkeypatch.setattr(referee, "GRPC_EXPERIMENTS_BEFORE", None)
     monkeypatch.setenv("GRPC_EXPERIMENTS", "untouched")
     monkeypatch.setattr(referee, "_grpcio_version", lambda: "1.99.0")
-    assert referee._choose_grpc_client() is False
+    assert referee.choose_grpc_client() is False
     assert os.environ["GRPC_EXPERIMENTS"] == "untouched"
     monkeypatch.setattr(referee, "_grpcio_version", lambda: None)
-    assert referee._choose_grpc_client() is False
+    assert referee.choose_grpc_client() is False
     monkeypatch.setattr(referee, "_grpcio_version", lambda: "1.85.9")
-    assert referee._choose_grpc_client() is True
+    assert referee.choose_grpc_client() is True
     assert os.environ["GRPC_EXPERIMENTS"] == referee.GRPC_EXPERIMENTS
 
 
