@@ -34,19 +34,25 @@ GRPC_CLIENT_CHOSEN = False
 def _grpcio_version() -> str | None:
     """The installed grpcio's version, read without importing it (None if not found).
 
-    Only ``os`` and ``sys``: every process of the referee imports this package,
-    the bots' supervisors too, whose start must stay cheap
-    (tests/players/test_supervisor.py).
+    ``importlib.util`` is imported here, not at the top: every process of the
+    referee imports this package, the bots' supervisors too, whose start must
+    stay cheap (tests/players/test_supervisor.py); only the command line calls this.
     """
-    for entry in sys.path:
-        path = os.path.join(entry or os.curdir, "grpc", "_grpcio_metadata.py")
-        try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except OSError:
-            continue
-        return text.partition('"""')[2].partition('"""')[0] or None
-    return None
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("grpc")  # finds a top-level package without importing it
+    except (ImportError, ValueError):
+        return None
+    if spec is None or spec.origin is None:
+        return None
+    metadata = os.path.join(os.path.dirname(spec.origin), "_grpcio_metadata.py")
+    try:
+        with open(metadata, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return None
+    return text.partition('"""')[2].partition('"""')[0] or None
 
 
 def choose_grpc_client() -> bool:
